@@ -1,0 +1,125 @@
+# luatop — build, test, demo, install.
+#
+#   make            build .output/luatop
+#   make check      install what is missing, build, run every test
+#   make demo       install what is missing, build, profile a bundled LuaJIT workload live
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make clean
+#
+# V=1 shows full commands.
+
+VERSION    := 0.1.0
+OUT        := .output
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+CC         ?= cc
+CLANG      ?= clang
+BPFTOOL    ?= bpftool
+ARCH       := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+MULTIARCH  := $(shell $(CC) -print-multiarch 2>/dev/null)
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+WARN       := -Wall -Wextra -Werror -Wmissing-prototypes -Wno-unused-parameter
+CFLAGS     ?= -O2 -g
+ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -DLUATOP_VERSION='"$(VERSION)"' \
+              -I. -I$(OUT) -MMD -MP
+LDLIBS     := -lbpf -lelf -lz -lncursesw -ltinfo -lm
+SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+# The pure core (no I/O in unwind/lua/merge/profile) plus the symbolizer: linked into
+# luatop and into the unit tests.
+CORE_SRCS  := $(wildcard unwind/*.c lua/*.c symbolize/*.c merge/*.c profile/*.c)
+# The edges: BPF loader, command line, terminal UI.
+APP_SRCS   := $(filter-out %.bpf.c,$(wildcard bpf/*.c)) $(wildcard cli/*.c tui/*.c)
+TEST_SRCS  := $(wildcard tests/unit/*.c)
+# Edge code that is still pure enough to unit-test.
+TESTED_APP := cli/options.c
+BPF_SRCS   := $(wildcard bpf/*.bpf.c)
+
+CORE_OBJS  := $(CORE_SRCS:%.c=$(OUT)/%.o)
+APP_OBJS   := $(APP_SRCS:%.c=$(OUT)/%.o)
+SAN_OBJS   := $(patsubst %.c,$(OUT)/san/%.o,$(CORE_SRCS) $(TESTED_APP) $(TEST_SRCS))
+SKELS      := $(BPF_SRCS:bpf/%.bpf.c=$(OUT)/%.skel.h)
+WORKLOADS  := $(patsubst tests/workloads/%.c,$(OUT)/workloads/%,$(wildcard tests/workloads/*.c))
+
+BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -I. \
+              $(if $(MULTIARCH),-idirafter /usr/include/$(MULTIARCH))
+
+.PHONY: all check unit integration demo install clean deps fuzz
+.DELETE_ON_ERROR:
+.SECONDARY:
+
+all: $(OUT)/luatop
+
+deps:
+	$(Q)sh scripts/deps.sh
+
+# BPF object -> skeleton header -> loader object.
+$(OUT)/%.bpf.o: bpf/%.bpf.c bpf/luatop.h bpf/drops.def | $(OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUT)/%.skel.h: $(OUT)/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
+$(APP_OBJS): $(SKELS)
+
+$(OUT)/%.o: %.c | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(OUT)/luatop: $(CORE_OBJS) $(APP_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+
+# Unit tests: the core built again with ASan/UBSan, linked with Criterion.
+$(OUT)/san/%.o: %.c | $(OUT)
+	$(call msg,CC-SAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -Wno-missing-prototypes -c $< -o $@
+
+$(OUT)/unit-tests: $(SAN_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(SAN) $^ -lcriterion $(LDLIBS) -o $@
+
+# Workloads the integration tests profile; built with frame pointers unless they say otherwise.
+$(OUT)/workloads/%: tests/workloads/%.c | $(OUT)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fno-omit-frame-pointer -fno-inline -Wall -Werror $< -o $@ $(LDLIBS_$*)
+
+unit: $(OUT)/unit-tests
+	$(Q)ASAN_OPTIONS=detect_leaks=1 $(OUT)/unit-tests --jobs 2
+
+integration: $(OUT)/luatop $(WORKLOADS)
+	$(Q)sh tests/integration/run.sh
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory all $(OUT)/unit-tests $(WORKLOADS)
+	$(Q)$(MAKE) --no-print-directory unit
+	$(Q)$(MAKE) --no-print-directory integration
+
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)sh scripts/demo.sh
+
+install: $(OUT)/luatop
+	install -D -m 0755 $(OUT)/luatop $(DESTDIR)$(PREFIX)/bin/luatop
+	install -D -m 0644 man/luatop.1 $(DESTDIR)$(PREFIX)/share/man/man1/luatop.1
+
+clean:
+	rm -rf $(OUT)
+
+$(OUT):
+	$(Q)mkdir -p $@
+
+-include $(shell find $(OUT) -name '*.d' 2>/dev/null)

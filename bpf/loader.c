@@ -1,0 +1,274 @@
+/*
+** Loader of the BPF sampler.
+** Lifecycle: open -> size maps -> load -> fill targets -> one cpu-clock perf event
+** per online CPU with the program attached -> ring buffer polling -> destroy.
+*/
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf/loader.h"
+#include "sampler.skel.h"
+
+#define DEFAULT_RINGBUF	(8u << 20)
+
+struct sampler {
+	struct sampler_bpf *skel;
+	struct ring_buffer *rb;
+	struct bpf_link **links;	/* one per CPU, NULL for offline CPUs */
+	int *pfds;
+	int ncpus;
+	sampler_fn on_sample;
+	void *ctx;
+};
+
+static const char *const drop_texts[] = {
+#define LT_DROP(name, text) text,
+#include "bpf/drops.def"
+#undef LT_DROP
+};
+
+static int verbose_print;
+
+/* libbpf's messages: debug only with -v, warnings always suppressed unless -v
+** (every failure is reported once, in our own words). */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (!verbose_print)
+		return 0;
+	(void)level;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int errf(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return rc < 0 ? rc : -rc;
+}
+
+static const char *priv_hint(int e)
+{
+	return (e == EPERM || e == EACCES) ?
+	       " (luatop needs root, or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE)" : "";
+}
+
+static int on_ringbuf(void *ctx, void *data, size_t size)
+{
+	struct sampler *s = ctx;
+	const struct lt_sample *smp = data;
+
+	if (size < sizeof(*smp) || smp->version != LT_WIRE_VERSION)
+		return 0;	/* not ours to interpret; never trust a short record */
+	return s->on_sample ? s->on_sample(smp, s->ctx) : 0;
+}
+
+static size_t ringbuf_size(size_t want)
+{
+	size_t sz = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (!want)
+		want = DEFAULT_RINGBUF;
+	while (sz < want)
+		sz <<= 1;
+	return sz;
+}
+
+static int open_cpu_event(unsigned freq, int cpu)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.size = sizeof(attr),
+		.freq = 1,
+		.sample_freq = freq,
+	};
+
+	return (int)syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int attach_cpus(struct sampler *s, unsigned freq, char *err, size_t errlen)
+{
+	int attached = 0;
+
+	s->ncpus = libbpf_num_possible_cpus();
+	if (s->ncpus <= 0)
+		return errf(err, errlen, EINVAL, "cannot count CPUs");
+	s->links = calloc(s->ncpus, sizeof(*s->links));
+	s->pfds = malloc(s->ncpus * sizeof(*s->pfds));
+	if (!s->links || !s->pfds)
+		return errf(err, errlen, ENOMEM, "out of memory");
+	for (int cpu = 0; cpu < s->ncpus; cpu++)
+		s->pfds[cpu] = -1;
+	for (int cpu = 0; cpu < s->ncpus; cpu++) {
+		s->pfds[cpu] = open_cpu_event(freq, cpu);
+		if (s->pfds[cpu] < 0) {
+			int e = errno;
+
+			if (e == ENODEV)
+				continue;	/* offline CPU */
+			if (e == EINVAL)
+				return errf(err, errlen, e, "cannot sample at %u Hz: %s "
+					    "(see /proc/sys/kernel/perf_event_max_sample_rate)",
+					    freq, strerror(e));
+			return errf(err, errlen, e, "cannot open a perf event on CPU %d: %s%s",
+				    cpu, strerror(e), priv_hint(e));
+		}
+		s->links[cpu] = bpf_program__attach_perf_event(s->skel->progs.sample,
+							       s->pfds[cpu]);
+		if (!s->links[cpu]) {
+			int e = errno;
+
+			return errf(err, errlen, e, "cannot attach the sampler to CPU %d: %s",
+				    cpu, strerror(e));
+		}
+		attached++;
+	}
+	if (!attached)
+		return errf(err, errlen, ENODEV, "no online CPU to sample");
+	return 0;
+}
+
+static int add_targets(struct sampler *s, const int *pids, unsigned npids,
+		       char *err, size_t errlen)
+{
+	int fd = bpf_map__fd(s->skel->maps.targets);
+	__u8 one = 1;
+
+	if (npids > LT_MAX_TARGETS)
+		return errf(err, errlen, E2BIG, "at most %d target processes", LT_MAX_TARGETS);
+	for (unsigned i = 0; i < npids; i++) {
+		__u32 key = (__u32)pids[i];
+
+		if (bpf_map_update_elem(fd, &key, &one, BPF_ANY))
+			return errf(err, errlen, errno, "cannot add target %d: %s",
+				    pids[i], strerror(errno));
+	}
+	return 0;
+}
+
+static int load(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen)
+{
+	int rc;
+
+	s->skel = sampler_bpf__open();
+	if (!s->skel)
+		return errf(err, errlen, errno, "cannot open the BPF object: %s", strerror(errno));
+	rc = bpf_map__set_max_entries(s->skel->maps.samples, ringbuf_size(o->ringbuf_bytes));
+	if (rc)
+		return errf(err, errlen, rc, "cannot size the ring buffer: %s", strerror(-rc));
+	rc = sampler_bpf__load(s->skel);
+	if (rc)
+		return errf(err, errlen, rc, "cannot load the BPF sampler: %s%s%s", strerror(-rc),
+			    priv_hint(-rc), (-rc == EPERM || -rc == EACCES) ? "" :
+			    " (needs Linux >= 5.8 with BPF ring buffers; -v shows the verifier log)");
+	return 0;
+}
+
+int sampler__open(const struct sampler_opts *o, struct sampler **out, char *err, size_t errlen)
+{
+	struct sampler *s;
+	int rc;
+
+	*out = NULL;
+	verbose_print = o->verbose;
+	libbpf_set_print(libbpf_print);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return errf(err, errlen, ENOMEM, "out of memory");
+	s->on_sample = o->on_sample;
+	s->ctx = o->ctx;
+	rc = load(s, o, err, errlen);
+	if (!rc)
+		rc = add_targets(s, o->pids, o->npids, err, errlen);
+	if (!rc) {
+		s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.samples), on_ringbuf, s, NULL);
+		if (!s->rb)
+			rc = errf(err, errlen, errno, "cannot open the ring buffer: %s",
+				  strerror(errno));
+	}
+	if (!rc)
+		rc = attach_cpus(s, o->freq, err, errlen);
+	if (rc) {
+		sampler__delete(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+void sampler__detach(struct sampler *s)
+{
+	for (int cpu = 0; s && s->links && s->pfds && cpu < s->ncpus; cpu++) {
+		bpf_link__destroy(s->links[cpu]);
+		s->links[cpu] = NULL;
+		if (s->pfds[cpu] >= 0)
+			close(s->pfds[cpu]);
+		s->pfds[cpu] = -1;
+	}
+}
+
+void sampler__delete(struct sampler *s)
+{
+	if (!s)
+		return;
+	sampler__detach(s);
+	free(s->links);
+	free(s->pfds);
+	ring_buffer__free(s->rb);
+	sampler_bpf__destroy(s->skel);
+	free(s);
+}
+
+int sampler__fd(const struct sampler *s)
+{
+	return ring_buffer__epoll_fd(s->rb);
+}
+
+int sampler__poll(struct sampler *s, int timeout_ms)
+{
+	int n = ring_buffer__poll(s->rb, timeout_ms);
+
+	return n == -EINTR ? 0 : n;
+}
+
+void sampler__drops(const struct sampler *s, uint64_t out[LT_DROP__COUNT])
+{
+	int fd = bpf_map__fd(s->skel->maps.drops);
+	int ncpus = libbpf_num_possible_cpus();
+	uint64_t *percpu = calloc(ncpus > 0 ? ncpus : 1, sizeof(*percpu));
+
+	for (__u32 r = 0; r < LT_DROP__COUNT; r++) {
+		out[r] = 0;
+		if (!percpu || bpf_map_lookup_elem(fd, &r, percpu))
+			continue;
+		for (int c = 0; c < ncpus; c++)
+			out[r] += percpu[c];
+	}
+	free(percpu);
+}
+
+uint64_t sampler__dropped(const struct sampler *s)
+{
+	uint64_t d[LT_DROP__COUNT], sum = 0;
+
+	sampler__drops(s, d);
+	for (unsigned r = 0; r < LT_DROP__COUNT; r++)
+		sum += d[r];
+	return sum;
+}
+
+const char *sampler__drop_text(unsigned reason)
+{
+	return reason < LT_DROP__COUNT ? drop_texts[reason] : "unknown";
+}

@@ -1,0 +1,45 @@
+/*
+** Loader of the BPF sampler: open, size, load, attach one perf event per CPU,
+** and deliver samples from the ring buffer.
+*/
+#ifndef LUATOP_LOADER_H
+#define LUATOP_LOADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf/luatop.h"
+
+struct sampler;
+
+/* Called for each sample; a non-zero return stops the current poll. */
+typedef int (*sampler_fn)(const struct lt_sample *s, void *ctx);
+
+struct sampler_opts {
+	unsigned freq;		/* samples per second per CPU */
+	const int *pids;	/* target processes */
+	unsigned npids;
+	size_t ringbuf_bytes;	/* 0: default; rounded up to a power of two pages */
+	int verbose;		/* pass libbpf's debug output to stderr */
+	sampler_fn on_sample;
+	void *ctx;
+};
+
+/* Load and attach. On failure returns -errno and writes one line to err. */
+int sampler__open(const struct sampler_opts *o, struct sampler **out, char *err, size_t errlen);
+/* Stop sampling; samples already in the ring buffer can still be polled. */
+void sampler__detach(struct sampler *s);
+/* Stop sampling and free everything; NULL is fine. */
+void sampler__delete(struct sampler *s);
+/* A file descriptor that polls readable when samples wait. */
+int sampler__fd(const struct sampler *s);
+/* Deliver waiting samples, waiting at most timeout_ms. Returns the count or -errno. */
+int sampler__poll(struct sampler *s, int timeout_ms);
+/* Samples dropped in the kernel, summed over CPUs, by reason. */
+void sampler__drops(const struct sampler *s, uint64_t out[LT_DROP__COUNT]);
+/* Total of sampler__drops(). */
+uint64_t sampler__dropped(const struct sampler *s);
+/* The text of one drop reason. */
+const char *sampler__drop_text(unsigned reason);
+
+#endif

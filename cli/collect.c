@@ -1,0 +1,169 @@
+/*
+** Collector: lt_sample -> frame ids (root first) -> stacktab.
+*/
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/collect.h"
+#include "profile/frames.h"
+#include "profile/stacks.h"
+#include "symbolize/symbolizer.h"
+
+/* Address -> frame id cache, so each address is symbolized once. */
+struct addr_slot {
+	uint64_t addr;
+	int32_t pid;		/* 0 for kernel addresses */
+	uint32_t frame;		/* frame id + 1; 0 marks an empty slot */
+};
+
+struct collector {
+	struct symbolizer *sym;
+	struct frametab *frames;
+	struct stacktab *stacks;
+	struct addr_slot *slots;
+	size_t nslots, used;	/* nslots is a power of two */
+	struct collector_stats stats;
+	uint32_t path[LT_MAX_USER + LT_MAX_KERNEL + 1];
+};
+
+struct collector *collector__new(void)
+{
+	struct collector *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->sym = symbolizer__new();
+	c->frames = frametab__new();
+	c->stacks = stacktab__new();
+	c->nslots = 4096;
+	c->slots = calloc(c->nslots, sizeof(*c->slots));
+	if (!c->sym || !c->frames || !c->stacks || !c->slots) {
+		collector__delete(c);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return c;
+}
+
+void collector__delete(struct collector *c)
+{
+	if (!c)
+		return;
+	symbolizer__delete(c->sym);
+	frametab__delete(c->frames);
+	stacktab__delete(c->stacks);
+	free(c->slots);
+	free(c);
+}
+
+static size_t slot_hash(int32_t pid, uint64_t addr)
+{
+	uint64_t h = (addr ^ ((uint64_t)(uint32_t)pid << 40)) * 0x9e3779b97f4a7c15ull;
+
+	return (size_t)(h >> 17);
+}
+
+static int grow(struct collector *c)
+{
+	size_t n = c->nslots * 2;
+	struct addr_slot *s = calloc(n, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->nslots; i++) {
+		struct addr_slot *o = &c->slots[i];
+		size_t j;
+
+		if (!o->frame)
+			continue;
+		for (j = slot_hash(o->pid, o->addr) & (n - 1); s[j].frame; j = (j + 1) & (n - 1))
+			;
+		s[j] = *o;
+	}
+	free(c->slots);
+	c->slots = s;
+	c->nslots = n;
+	return 0;
+}
+
+/* The interned frame of one address. */
+static uint32_t symbolize(struct collector *c, int32_t pid, uint64_t addr)
+{
+	struct symbol sym = { 0 };
+	size_t i;
+	uint32_t id;
+
+	for (i = slot_hash(pid, addr) & (c->nslots - 1); c->slots[i].frame;
+	     i = (i + 1) & (c->nslots - 1))
+		if (c->slots[i].addr == addr && c->slots[i].pid == pid)
+			return c->slots[i].frame - 1;
+	if (pid)
+		symbolizer__user(c->sym, pid, addr, &sym);
+	else
+		symbolizer__kernel(c->sym, addr, &sym);
+	id = frametab__intern(c->frames, pid ? FRAME_NATIVE : FRAME_KERNEL,
+			      sym.name ? sym.name : "[unknown]", sym.module);
+	if (id == UINT32_MAX)
+		return id;
+	c->slots[i] = (struct addr_slot){ .addr = addr, .pid = pid, .frame = id + 1 };
+	if (++c->used * 2 > c->nslots && grow(c))
+		return UINT32_MAX;
+	return id;
+}
+
+/*
+** Return addresses point after the call; look up addr-1 so a call that ends a
+** function is not named after the next one. The leaf is an exact PC.
+*/
+static uint64_t lookup_addr(const uint64_t *ips, unsigned i)
+{
+	return i == 0 ? ips[0] : ips[i] - 1;
+}
+
+int collector__add(struct collector *c, const struct lt_sample *s)
+{
+	unsigned nu = s->n_user < LT_MAX_USER ? s->n_user : LT_MAX_USER;
+	unsigned nk = s->n_kernel < LT_MAX_KERNEL ? s->n_kernel : LT_MAX_KERNEL;
+	uint32_t n = 0;
+
+	/* Root first: user frames outermost to leaf, then kernel frames. */
+	for (unsigned i = nu; i-- > 0;)
+		c->path[n++] = symbolize(c, (int32_t)s->tgid, lookup_addr(s->user, i));
+	for (unsigned i = nk; i-- > 0;)
+		c->path[n++] = symbolize(c, 0, lookup_addr(s->kernel, i));
+	if (s->flags & LT_SAMPLE_USER_ERR)
+		c->stats.user_err++;
+	if (!n) {
+		c->stats.empty++;
+		c->path[n++] = frametab__intern(c->frames, FRAME_SPECIAL, "[unknown]", NULL);
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (c->path[i] == UINT32_MAX)
+			return -ENOMEM;
+	c->stats.samples++;
+	return stacktab__add(c->stacks, c->path, n, 1);
+}
+
+void collector__forget(struct collector *c, int pid)
+{
+	for (size_t i = 0; i < c->nslots; i++)
+		if (c->slots[i].pid == pid)
+			c->slots[i].pid = -1;	/* tombstone: keeps probe chains intact */
+	symbolizer__forget(c->sym, pid);
+}
+
+struct frametab *collector__frames(const struct collector *c)
+{
+	return c->frames;
+}
+
+struct stacktab *collector__stacks(const struct collector *c)
+{
+	return c->stacks;
+}
+
+const struct collector_stats *collector__stats(const struct collector *c)
+{
+	return &c->stats;
+}

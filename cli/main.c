@@ -1,0 +1,246 @@
+/*
+** luatop: live CPU profiler for LuaJIT programs.
+** main: options -> targets -> sampler -> batch output or live view -> cleanup.
+*/
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+
+#include "bpf/loader.h"
+#include "cli/collect.h"
+#include "cli/options.h"
+#include "cli/session.h"
+#include "profile/folded.h"
+#include "profile/stacks.h"
+#include "tui/live.h"
+
+#define EXIT_USAGE	2
+#define MIN_KERNEL	"5.8"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };	/* no SA_RESTART: wake poll() */
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static int die(int code, const char *fmt, const char *arg)
+{
+	fprintf(stderr, "luatop: ");
+	fprintf(stderr, fmt, arg);
+	fputc('\n', stderr);
+	return code;
+}
+
+/* Ring buffers arrived in 5.8; say so instead of failing in the verifier. */
+static int check_kernel(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return 0;
+	if (major > 5 || (major == 5 && minor >= 8))
+		return 0;
+	fprintf(stderr, "luatop: Linux %s is too old: luatop needs Linux " MIN_KERNEL
+		" or later (BPF ring buffer)\n", u.release);
+	return -1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int on_sample(const struct lt_sample *smp, void *ctx)
+{
+	struct session *s = ctx;
+
+	if (collector__add(s->collector, smp)) {
+		s->alloc_failed = 1;
+		return 1;
+	}
+	return 0;
+}
+
+static int setup_targets(struct session *s, char *err, size_t errlen)
+{
+	const struct options *o = s->opt;
+
+	if (o->cmd) {
+		s->ntargets = 1;
+		return target__spawn(o->cmd, !o->output, &s->targets[0], err, errlen);
+	}
+	for (unsigned i = 0; i < o->npids; i++) {
+		int rc = target__check(o->pids[i], &s->targets[i], err, errlen);
+
+		if (rc)
+			return rc;
+		s->ntargets++;
+	}
+	return 0;
+}
+
+static int start_sampler(struct session *s, char *err, size_t errlen)
+{
+	int pids[OPT_MAX_PIDS];
+	struct sampler_opts so = {
+		.freq = s->opt->freq,
+		.pids = pids,
+		.npids = s->ntargets,
+		.verbose = s->opt->verbose,
+		.on_sample = on_sample,
+		.ctx = s,
+	};
+
+	for (unsigned i = 0; i < s->ntargets; i++)
+		pids[i] = s->targets[i].pid;
+	return sampler__open(&so, &s->sampler, err, errlen);
+}
+
+/* Batch mode: sample until the duration ends, the targets exit or a signal. */
+static void run_batch(struct session *s)
+{
+	double deadline = s->opt->duration ? now_s() + s->opt->duration : 0;
+
+	while (!*s->stop && !s->alloc_failed) {
+		int timeout = 100;
+
+		if (deadline) {
+			double left = deadline - now_s();
+
+			if (left <= 0)
+				break;
+			if (left * 1000 < timeout)
+				timeout = (int)(left * 1000) + 1;
+		}
+		session__pump(s, timeout);
+		if (!session__alive(s))
+			break;
+	}
+}
+
+static int write_profile(struct session *s, const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "we") : stdout;
+	int rc;
+
+	if (!f) {
+		rc = -errno;
+		fprintf(stderr, "luatop: cannot write %s: %s\n", path, strerror(-rc));
+		return rc;
+	}
+	rc = folded__write(f, collector__frames(s->collector), collector__stacks(s->collector));
+	if (f != stdout) {
+		if (fclose(f) && !rc)
+			rc = -errno;
+	} else if (fflush(f) && !rc) {
+		rc = -errno;
+	}
+	if (rc)
+		fprintf(stderr, "luatop: cannot write %s: %s\n", path, strerror(-rc));
+	return rc;
+}
+
+static void report(struct session *s)
+{
+	const struct collector_stats *st = collector__stats(s->collector);
+	uint64_t lost = session__lost(s);
+	char who[128];
+
+	session__describe(s, who, sizeof(who));
+	for (unsigned i = 0; i < s->ntargets; i++)
+		if (s->targets[i].exited && !s->targets[i].spawned)
+			fprintf(stderr, "luatop: PID %d exited\n", (int)s->targets[i].pid);
+	fprintf(stderr, "luatop: %llu samples of %s, %llu lost",
+		(unsigned long long)st->samples, who, (unsigned long long)lost);
+	if (s->opt->output && strcmp(s->opt->output, "-"))
+		fprintf(stderr, ", written to %s", s->opt->output);
+	fputc('\n', stderr);
+	if (!st->samples)
+		fprintf(stderr, "luatop: no samples: the target did not run on a CPU "
+			"while sampling\n");
+}
+
+static int run(struct session *s)
+{
+	const struct options *o = s->opt;
+	char err[512];
+	int rc;
+
+	if (!o->output && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
+		return die(EXIT_USAGE, "%s", "the live view needs a terminal; use -o FILE "
+			   "for batch mode (see --help)");
+	if (check_kernel())
+		return 1;
+	s->collector = collector__new();
+	if (!s->collector)
+		return die(1, "%s", "out of memory");
+	rc = setup_targets(s, err, sizeof(err));
+	if (!rc)
+		rc = start_sampler(s, err, sizeof(err));
+	if (!rc && o->cmd)
+		rc = target__release(&s->targets[0], err, sizeof(err));
+	if (rc)
+		return die(1, "%s", err);
+
+	if (o->output)
+		run_batch(s);
+	else
+		rc = live__run(s);
+	/* Detach first, then take what is still in the ring buffer. */
+	sampler__detach(s->sampler);
+	session__pump(s, 0);
+	if (s->alloc_failed)
+		fprintf(stderr, "luatop: out of memory: the profile is incomplete\n");
+	if (o->output)
+		rc = write_profile(s, o->output) ? 1 : rc;
+	report(s);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct options opt;
+	struct session s = { .opt = &opt, .stop = &stop_requested };
+	char err[256];
+	int rc;
+
+	if (options__parse(argc, argv, &opt, err, sizeof(err)))
+		return die(EXIT_USAGE, "%s", err);
+	if (opt.help) {
+		fputs(options__usage(), stdout);
+		return 0;
+	}
+	if (opt.version) {
+		printf("luatop %s\n", LUATOP_VERSION);
+		return 0;
+	}
+	install_signals();
+	rc = run(&s);
+	sampler__delete(s.sampler);
+	for (unsigned i = 0; i < s.ntargets; i++)
+		target__close(&s.targets[i]);
+	collector__delete(s.collector);
+	return rc;
+}

@@ -1,0 +1,206 @@
+/*
+** Command-line parsing: getopt_long plus strict number checks.
+*/
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/options.h"
+
+enum { OPT_DURATION = 256, OPT_RAW };
+
+static const struct option long_opts[] = {
+	{ "pid",	required_argument, NULL, 'p' },
+	{ "freq",	required_argument, NULL, 'F' },
+	{ "output",	required_argument, NULL, 'o' },
+	{ "duration",	required_argument, NULL, OPT_DURATION },
+	{ "delay",	required_argument, NULL, 'd' },
+	{ "raw",	no_argument,	   NULL, OPT_RAW },
+	{ "verbose",	no_argument,	   NULL, 'v' },
+	{ "help",	no_argument,	   NULL, 'h' },
+	{ "version",	no_argument,	   NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char usage[] =
+"Usage: luatop [options] -p PID[,PID...]\n"
+"       luatop [options] -- COMMAND [ARGS...]\n"
+"\n"
+"Live CPU profiler for LuaJIT programs: samples the target with eBPF and shows\n"
+"where its time goes. Needs root (or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE).\n"
+"\n"
+"Target:\n"
+"  -p, --pid PID[,PID...]   profile running processes (all their threads)\n"
+"  -- COMMAND [ARGS...]     start COMMAND and profile it from its first instruction\n"
+"\n"
+"Sampling:\n"
+"  -F, --freq HZ            samples per second on each CPU (default 99)\n"
+"      --raw                do not merge Lua and native stacks\n"
+"\n"
+"Output:\n"
+"  -o, --output FILE        batch mode: no TUI; write the profile as folded stacks to\n"
+"                           FILE ('-' for stdout) when sampling ends\n"
+"      --duration SECONDS   stop after SECONDS; without it, sampling runs until the\n"
+"                           targets exit or luatop gets SIGINT/SIGTERM\n"
+"  -d, --delay SECONDS      TUI refresh interval (default 1)\n"
+"\n"
+"  -v, --verbose            print libbpf and loader diagnostics to stderr\n"
+"  -h, --help               show this help and exit\n"
+"  -V, --version            show the version and exit\n"
+"\n"
+"Without -o, luatop needs a terminal and shows the live view (q quits).\n"
+"This version walks native user stacks by frame pointers (bpf_get_stack): code built\n"
+"without them (most distribution binaries) shows short or wrong native stacks.\n";
+
+const char *options__usage(void)
+{
+	return usage;
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* A positive int from the whole of s. */
+static int parse_int(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* Seconds as a finite positive decimal. */
+static int parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > 1e7)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static int parse_pids(struct options *o, const char *arg, char *err, size_t errlen)
+{
+	char buf[1024], *save = NULL;
+
+	if (strlen(arg) >= sizeof(buf))
+		return fail(err, errlen, "PID list too long");
+	strcpy(buf, arg);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		long pid;
+
+		if (parse_int(t, 1, INT_MAX, &pid))
+			return fail(err, errlen, "invalid PID '%s'", t);
+		if (o->npids == OPT_MAX_PIDS)
+			return fail(err, errlen, "at most %d PIDs", OPT_MAX_PIDS);
+		o->pids[o->npids++] = (int)pid;
+	}
+	if (!o->npids)
+		return fail(err, errlen, "empty PID list");
+	return 0;
+}
+
+static int parse_one(struct options *o, int c, const char *arg, char *err, size_t errlen)
+{
+	long v;
+
+	switch (c) {
+	case 'p':
+		return parse_pids(o, arg, err, errlen);
+	case 'F':
+		if (parse_int(arg, 1, OPT_MAX_HZ, &v))
+			return fail(err, errlen, "invalid frequency '%s' (1..%d Hz)", arg,
+				    OPT_MAX_HZ);
+		o->freq = (unsigned)v;
+		return 0;
+	case 'o':
+		o->output = arg;
+		return 0;
+	case OPT_DURATION:
+		if (parse_seconds(arg, &o->duration))
+			return fail(err, errlen, "invalid duration '%s' (seconds > 0)", arg);
+		return 0;
+	case 'd':
+		if (parse_seconds(arg, &o->delay) || o->delay < 0.05)
+			return fail(err, errlen, "invalid delay '%s' (seconds >= 0.05)", arg);
+		return 0;
+	case OPT_RAW:
+		o->raw = 1;
+		return 0;
+	case 'v':
+		o->verbose = 1;
+		return 0;
+	case 'h':
+		o->help = 1;
+		return 0;
+	case 'V':
+		o->version = 1;
+		return 0;
+	}
+	return fail(err, errlen, "unknown option (try --help)");
+}
+
+static int check(const struct options *o, char *err, size_t errlen)
+{
+	if (o->help || o->version)
+		return 0;
+	if (!o->npids && !o->cmd)
+		return fail(err, errlen, "no target: give -p PID or -- COMMAND (try --help)");
+	if (o->npids && o->cmd)
+		return fail(err, errlen, "give either -p PID or -- COMMAND, not both");
+	if (o->duration && !o->output)
+		return fail(err, errlen, "--duration needs -o FILE (batch mode)");
+	return 0;
+}
+
+int options__parse(int argc, char **argv, struct options *o, char *err, size_t errlen)
+{
+	int c, rc;
+
+	memset(o, 0, sizeof(*o));
+	o->freq = OPT_DEFAULT_HZ;
+	o->delay = 1.0;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+p:F:o:d:vhV", long_opts, NULL)) != -1) {
+		if (c == '?' || c == ':') {
+			const char *bad = argv[optind - 1];
+
+			if (optopt && strchr("pFod", optopt))
+				return fail(err, errlen, "option -%c needs a value", optopt);
+			return fail(err, errlen, "unknown option '%s' (try --help)", bad);
+		}
+		rc = parse_one(o, c, optarg, err, errlen);
+		if (rc)
+			return rc;
+	}
+	if (optind < argc) {
+		/* getopt stops at "--" or the first operand; only "--" may introduce a command. */
+		if (strcmp(argv[optind - 1], "--") != 0)
+			return fail(err, errlen, "unexpected argument '%s' (a command goes after --)",
+				    argv[optind]);
+		o->cmd = &argv[optind];
+	}
+	return check(o, err, errlen);
+}

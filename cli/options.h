@@ -1,0 +1,32 @@
+/*
+** Command-line options of luatop.
+*/
+#ifndef LUATOP_OPTIONS_H
+#define LUATOP_OPTIONS_H
+
+#include <stddef.h>
+
+#define OPT_MAX_PIDS	64
+#define OPT_DEFAULT_HZ	99
+#define OPT_MAX_HZ	10000
+
+struct options {
+	int pids[OPT_MAX_PIDS];	/* -p */
+	unsigned npids;
+	char **cmd;		/* -- CMD ARGS..., NULL-terminated; NULL if none */
+	unsigned freq;		/* -F, samples per second */
+	const char *output;	/* -o FILE, "-" for stdout; NULL: the TUI */
+	double duration;	/* --duration SECONDS; 0: until the targets exit or SIGINT */
+	double delay;		/* -d SECONDS between TUI refreshes */
+	int raw;		/* --raw: do not merge Lua and native stacks */
+	int verbose;		/* -v */
+	int help;		/* -h */
+	int version;		/* -V */
+};
+
+/* Parse argv. Returns 0, or -EINVAL with one line in err (a usage error). */
+int options__parse(int argc, char **argv, struct options *o, char *err, size_t errlen);
+/* The --help text. */
+const char *options__usage(void);
+
+#endif

@@ -1,0 +1,36 @@
+/*
+** A profiling session: the targets, the sampler and the collector, and the
+** loop that moves samples from one to the other.
+*/
+#ifndef LUATOP_SESSION_H
+#define LUATOP_SESSION_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "cli/options.h"
+#include "cli/target.h"
+
+struct sampler;
+struct collector;
+
+struct session {
+	const struct options *opt;
+	struct target targets[OPT_MAX_PIDS];
+	unsigned ntargets;
+	struct sampler *sampler;
+	struct collector *collector;
+	volatile sig_atomic_t *stop;	/* set by SIGINT/SIGTERM */
+	int alloc_failed;		/* the collector ran out of memory */
+};
+
+/* Move waiting samples into the collector, waiting at most timeout_ms. */
+int session__pump(struct session *s, int timeout_ms);
+/* Poll each target for exit; returns the number still running. */
+unsigned session__alive(struct session *s);
+/* Samples dropped before reaching user space. */
+uint64_t session__lost(const struct session *s);
+/* "PID 1234 (luajit)" or "3 processes", for headers and messages. */
+void session__describe(const struct session *s, char *out, size_t outsz);
+
+#endif

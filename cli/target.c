@@ -1,0 +1,205 @@
+/*
+** Target processes: existence and permission checks, starting a command, exit.
+*/
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "cli/target.h"
+
+static int errf(char *err, size_t errlen, int e, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -e;
+}
+
+static int open_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+static void read_comm(pid_t pid, char *out, size_t outsz)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	out[0] = 0;
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(out, (int)outsz, f))
+		out[strcspn(out, "\n")] = 0;
+	fclose(f);
+}
+
+/* Reading /proc/PID/maps needs the same ptrace access check the profiler needs. */
+static int check_access(pid_t pid)
+{
+	char path[64], c;
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, &c, 1);
+	close(fd);
+	return n < 0 ? -errno : 0;
+}
+
+int target__check(pid_t pid, struct target *t, char *err, size_t errlen)
+{
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	t->pid = pid;
+	t->pidfd = t->go_w = t->err_r = -1;
+	if (pid == getpid())
+		return errf(err, errlen, EINVAL, "PID %d is luatop itself", (int)pid);
+	if (kill(pid, 0) && errno == ESRCH)
+		return errf(err, errlen, ESRCH, "no process with PID %d", (int)pid);
+	rc = check_access(pid);
+	if (rc == -ENOENT || rc == -ESRCH)
+		return errf(err, errlen, ESRCH, "no process with PID %d", (int)pid);
+	if (rc == -EACCES || rc == -EPERM)
+		return errf(err, errlen, EPERM, "cannot trace PID %d: permission denied "
+			    "(luatop needs root, or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE)",
+			    (int)pid);
+	if (rc)
+		return errf(err, errlen, -rc, "cannot read /proc/%d/maps: %s", (int)pid,
+			    strerror(-rc));
+	read_comm(pid, t->comm, sizeof(t->comm));
+	t->pidfd = open_pidfd(pid);
+	return 0;
+}
+
+static void child(char **cmd, int quiet, int go_r, int err_w)
+{
+	char c;
+	int e;
+
+	/* Wait until the sampler is attached; EOF means luatop gave up. */
+	if (read(go_r, &c, 1) != 1)
+		_exit(127);
+	if (quiet) {
+		int fd = open("/dev/null", O_RDWR);
+
+		if (fd >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+	}
+	execvp(cmd[0], cmd);
+	e = errno;
+	if (write(err_w, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+int target__spawn(char **cmd, int quiet, struct target *t, char *err, size_t errlen)
+{
+	int go[2], ex[2];
+	pid_t pid;
+
+	memset(t, 0, sizeof(*t));
+	t->pidfd = t->go_w = t->err_r = -1;
+	if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC))
+		return errf(err, errlen, errno, "cannot create a pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		return errf(err, errlen, errno, "cannot fork: %s", strerror(errno));
+	if (pid == 0) {
+		close(go[1]);
+		close(ex[0]);
+		child(cmd, quiet, go[0], ex[1]);
+	}
+	close(go[0]);
+	close(ex[1]);
+	t->go_w = go[1];
+	t->err_r = ex[0];
+	t->pid = pid;
+	t->spawned = 1;
+	t->pidfd = open_pidfd(pid);
+	snprintf(t->comm, sizeof(t->comm), "%s", cmd[0]);
+	return 0;
+}
+
+int target__release(struct target *t, char *err, size_t errlen)
+{
+	int e = 0;
+	ssize_t n;
+
+	if (t->go_w < 0)
+		return 0;
+	n = write(t->go_w, "g", 1);
+	close(t->go_w);
+	if (n == 1) {
+		do
+			n = read(t->err_r, &e, sizeof(e));
+		while (n < 0 && errno == EINTR);
+	}
+	close(t->err_r);
+	t->go_w = t->err_r = -1;
+	if (n == (ssize_t)sizeof(e) && e)
+		return errf(err, errlen, e, "cannot run '%s': %s", t->comm, strerror(e));
+	read_comm(t->pid, t->comm, sizeof(t->comm));
+	return 0;
+}
+
+int target__poll_exit(struct target *t)
+{
+	if (t->exited)
+		return 1;
+	if (t->spawned) {
+		if (waitpid(t->pid, &t->status, WNOHANG) == t->pid)
+			t->exited = 1;
+		return t->exited;
+	}
+	if (t->pidfd >= 0) {
+		struct pollfd p = { .fd = t->pidfd, .events = POLLIN };
+
+		t->exited = poll(&p, 1, 0) > 0;
+	} else {
+		t->exited = kill(t->pid, 0) && errno == ESRCH;
+	}
+	return t->exited;
+}
+
+void target__close(struct target *t)
+{
+	if (t->spawned && !t->exited) {
+		if (t->go_w >= 0) {
+			close(t->go_w);	/* the child sees EOF and exits */
+			close(t->err_r);
+			t->go_w = t->err_r = -1;
+		} else {
+			kill(t->pid, SIGTERM);
+		}
+		waitpid(t->pid, &t->status, 0);
+		t->exited = 1;
+	}
+	if (t->pidfd >= 0)
+		close(t->pidfd);
+	t->pidfd = -1;
+}

@@ -1,0 +1,28 @@
+#!/bin/sh
+# Run every tests/integration/t_*.sh against the built luatop; print a summary line.
+# They need root (BPF, perf events); without it they are skipped.
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+export TOP
+pass=0 failn=0 skip=0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "integration: not root, skipping (BPF needs root)"
+fi
+for t in "$TOP"/tests/integration/t_*.sh; do
+	name=$(basename "$t" .sh)
+	if [ "$(id -u)" != 0 ]; then
+		skip=$((skip + 1))
+		continue
+	fi
+	start=$(date +%s)
+	sh -c ". '$TOP/tests/integration/lib.sh'; . '$t'"
+	rc=$?
+	secs=$(( $(date +%s) - start ))
+	case $rc in
+	0) pass=$((pass + 1)); echo "  PASS  $name (${secs}s)" ;;
+	77) skip=$((skip + 1)); echo "  SKIP  $name" ;;
+	*) failn=$((failn + 1)); echo "  FAIL  $name (${secs}s)" ;;
+	esac
+done
+echo "integration: $pass passed, $failn failed, $skip skipped"
+[ "$failn" -eq 0 ]

@@ -1,0 +1,33 @@
+# Bad input: one clear line on stderr and a non-zero exit, never a crash.
+
+# expect_error RC REGEX ARGS...: luatop ARGS exits RC with exactly one stderr line matching REGEX.
+expect_error() {
+	want=$1 re=$2
+	shift 2
+	"$@" >"$TMP/out" 2>"$TMP/err" </dev/null
+	rc=$?
+	[ "$rc" = "$want" ] || fail "$*: exit $rc, want $want: $(cat "$TMP/err")"
+	[ "$(wc -l <"$TMP/err")" = 1 ] || fail "$*: want one line on stderr, got: $(cat "$TMP/err")"
+	grep -Eq "$re" "$TMP/err" || fail "$*: stderr '$(cat "$TMP/err")' does not match /$re/"
+}
+
+expect_error 1 '^luatop: no process with PID 999999$' "$LUATOP" -p 999999 --duration 1 -o "$TMP/x"
+expect_error 2 'invalid PID' "$LUATOP" -p abc -o "$TMP/x"
+expect_error 2 'invalid frequency' "$LUATOP" -p 1 -F 0 -o "$TMP/x"
+expect_error 2 'invalid duration' "$LUATOP" -p 1 --duration -3 -o "$TMP/x"
+expect_error 2 'no target' "$LUATOP" -o "$TMP/x"
+expect_error 2 'unknown option' "$LUATOP" --bogus
+expect_error 2 'needs a terminal' "$LUATOP" -p 1
+expect_error 1 "cannot run 'no-such-command-xyz'" "$LUATOP" -o "$TMP/x" -- no-such-command-xyz
+
+# A process we may not trace: run luatop as an unprivileged user against PID 1.
+if command -v setpriv >/dev/null; then
+	d=$(mktemp -d) && chmod 755 "$d" && cp "$LUATOP" "$d/luatop" && chmod 755 "$d/luatop"
+	expect_error 1 'cannot trace PID 1: permission denied' \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$d/luatop" -p 1 --duration 1 -o /dev/null
+	rm -rf "$d"
+fi
+
+"$LUATOP" --help | grep -q -- '--duration' || fail "--help does not list --duration"
+"$LUATOP" --version | grep -Eq '^luatop [0-9]' || fail "--version"
+exit 0

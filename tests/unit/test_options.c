@@ -1,0 +1,110 @@
+/*
+** Command-line parsing.
+*/
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "cli/options.h"
+
+static int parse(struct options *o, char *err, int argc, char **argv)
+{
+	return options__parse(argc, argv, o, err, 256);
+}
+
+#define ARGV(...) ((char *[]){ "luatop", __VA_ARGS__, NULL })
+#define ARGC(...) ((int)(sizeof((char *[]){ "luatop", __VA_ARGS__ }) / sizeof(char *)))
+#define PARSE(o, err, ...) parse(o, err, ARGC(__VA_ARGS__), ARGV(__VA_ARGS__))
+
+Test(options, defaults_and_pid_list)
+{
+	struct options o;
+	char err[256] = "";
+
+	cr_assert_eq(PARSE(&o, err, "-p", "12,34", "-o", "x.folded"), 0, "%s", err);
+	cr_assert_eq(o.npids, 2);
+	cr_assert_eq(o.pids[0], 12);
+	cr_assert_eq(o.pids[1], 34);
+	cr_assert_eq(o.freq, 99);
+	cr_assert_float_eq(o.delay, 1.0, 1e-9);
+	cr_assert_str_eq(o.output, "x.folded");
+	cr_assert_null(o.cmd);
+}
+
+Test(options, command_after_dashes)
+{
+	struct options o;
+	char err[256] = "";
+
+	cr_assert_eq(PARSE(&o, err, "-F", "499", "-o", "-", "--", "luajit", "-joff", "a.lua"), 0,
+		     "%s", err);
+	cr_assert_eq(o.freq, 499);
+	cr_assert_str_eq(o.cmd[0], "luajit");
+	cr_assert_str_eq(o.cmd[1], "-joff");
+	cr_assert_str_eq(o.cmd[2], "a.lua");
+	cr_assert_null(o.cmd[3]);
+}
+
+Test(options, long_options)
+{
+	struct options o;
+	char err[256] = "";
+
+	cr_assert_eq(PARSE(&o, err, "--pid", "7", "--duration", "2.5", "--output", "f",
+			   "--raw", "--freq", "1000", "--delay", "0.5"), 0, "%s", err);
+	cr_assert_float_eq(o.duration, 2.5, 1e-9);
+	cr_assert(o.raw);
+	cr_assert_eq(o.freq, 1000);
+	cr_assert_float_eq(o.delay, 0.5, 1e-9);
+}
+
+Test(options, help_and_version_need_no_target)
+{
+	struct options o;
+	char err[256] = "";
+
+	cr_assert_eq(PARSE(&o, err, "--help"), 0);
+	cr_assert(o.help);
+	cr_assert_eq(PARSE(&o, err, "-V"), 0);
+	cr_assert(o.version);
+	cr_assert(strstr(options__usage(), "--duration"));
+}
+
+/* Each bad command line fails with a message naming the problem. */
+Test(options, errors)
+{
+	static const struct {
+		const char *msg;
+		int argc;
+		char **argv;
+	} cases[] = {
+		{ "invalid PID 'abc'", ARGC("-p", "abc"), ARGV("-p", "abc") },
+		{ "invalid PID '0'", ARGC("-p", "0"), ARGV("-p", "0") },
+		{ "invalid PID '5x'", ARGC("-p", "5x"), ARGV("-p", "5x") },
+		{ "invalid PID '99999999999'", ARGC("-p", "99999999999"), ARGV("-p", "99999999999") },
+		{ "empty PID list", ARGC("-p", ","), ARGV("-p", ",") },
+		{ "invalid frequency", ARGC("-p", "1", "-F", "0"), ARGV("-p", "1", "-F", "0") },
+		{ "invalid frequency", ARGC("-p", "1", "-F", "20000"), ARGV("-p", "1", "-F", "20000") },
+		{ "invalid duration", ARGC("-p", "1", "-o", "f", "--duration", "nan"),
+		  ARGV("-p", "1", "-o", "f", "--duration", "nan") },
+		{ "invalid duration", ARGC("-p", "1", "-o", "f", "--duration", "0"),
+		  ARGV("-p", "1", "-o", "f", "--duration", "0") },
+		{ "--duration needs -o", ARGC("-p", "1", "--duration", "3"),
+		  ARGV("-p", "1", "--duration", "3") },
+		{ "invalid delay", ARGC("-p", "1", "-d", "0.001"), ARGV("-p", "1", "-d", "0.001") },
+		{ "no target", ARGC("-F", "99"), ARGV("-F", "99") },
+		{ "not both", ARGC("-p", "1", "--", "ls"), ARGV("-p", "1", "--", "ls") },
+		{ "unknown option '--bogus'", ARGC("--bogus"), ARGV("--bogus") },
+		{ "option -p needs a value", ARGC("-p"), ARGV("-p") },
+		{ "unexpected argument 'ls'", ARGC("-p", "1", "ls"), ARGV("-p", "1", "ls") },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct options o;
+		char err[256] = "";
+
+		cr_assert_eq(options__parse(cases[i].argc, cases[i].argv, &o, err, sizeof(err)),
+			     -EINVAL, "case %zu parsed", i);
+		cr_assert(strstr(err, cases[i].msg), "case %zu: '%s' lacks '%s'", i, err,
+			  cases[i].msg);
+	}
+}
