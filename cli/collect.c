@@ -116,7 +116,7 @@ static uint32_t symbolize(struct collector *c, int32_t pid, uint64_t addr)
 ** Return addresses point after the call; look up addr-1 so a call that ends a
 ** function is not named after the next one. The leaf is an exact PC.
 */
-static uint64_t lookup_addr(const uint64_t *ips, unsigned i)
+static uint64_t lookup_addr(const __u64 *ips, unsigned i)
 {
 	return i == 0 ? ips[0] : ips[i] - 1;
 }

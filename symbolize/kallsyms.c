@@ -1,0 +1,375 @@
+/*
+** /proc/kallsyms: "ADDR TYPE NAME[\t[MODULE]]" lines -> sorted text symbols.
+**
+** Names and module names are copied into one arena sized from the input, so
+** each line costs one array entry and no allocation. Module names repeat on
+** consecutive lines and are stored once per run.
+*/
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbolize/kallsyms.h"
+
+#define KS_NONE		UINT32_MAX	/* no module: the core kernel */
+#define KS_NAME_MAX	1024		/* KSYM_NAME_LEN is 512; longer is truncated */
+#define KS_READ_CHUNK	(1u << 20)
+#define KS_READ_MAX	(512u << 20)
+
+struct ks_sym {
+	uint64_t addr;
+	uint32_t name;		/* offset into names */
+	uint32_t module;	/* offset into names, or KS_NONE */
+	uint8_t rank;		/* dedupe preference among same-address symbols */
+};
+
+struct kallsyms {
+	struct ks_sym *syms;	/* sorted by addr, one per addr */
+	size_t n;
+	char *names;
+	size_t len, cap;	/* arena bytes used / allocated */
+	uint32_t last_mod;	/* module of the previous line, for sharing */
+};
+
+/* A parsed line before copying. */
+struct ks_line {
+	uint64_t addr;
+	char type;
+	const char *name, *mod;	/* not NUL-terminated */
+	size_t name_len, mod_len;	/* mod_len 0: core kernel */
+};
+
+/* -- Parsing -------------------------------------------------------------- */
+
+/* Parse 1..16 hex digits at *p, stopping at end. */
+static int parse_hex(const char **p, const char *end, uint64_t *v)
+{
+	const char *s = *p;
+	uint64_t x = 0;
+
+	for (; *p < end && *p - s < 17; (*p)++) {
+		char ch = **p;
+
+		if (ch >= '0' && ch <= '9')
+			x = x << 4 | (uint64_t)(ch - '0');
+		else if (ch >= 'a' && ch <= 'f')
+			x = x << 4 | (uint64_t)(ch - 'a' + 10);
+		else if (ch >= 'A' && ch <= 'F')
+			x = x << 4 | (uint64_t)(ch - 'A' + 10);
+		else
+			break;
+	}
+	if (*p == s || *p - s > 16)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+/* Length of the run of non-blank characters at p. */
+static size_t word_len(const char *p, const char *end)
+{
+	const char *s = p;
+
+	while (p < end && *p != ' ' && *p != '\t')
+		p++;
+	return (size_t)(p - s);
+}
+
+/* Split one line (without '\n'); -EINVAL for a line to skip. */
+static int parse_line(const char *p, const char *end, struct ks_line *l)
+{
+	if (parse_hex(&p, end, &l->addr) || end - p < 4 || p[0] != ' ' || p[2] != ' ')
+		return -EINVAL;
+	l->type = p[1];
+	p += 3;
+	l->name = p;
+	l->name_len = word_len(p, end);
+	if (!l->name_len)
+		return -EINVAL;
+	p += l->name_len;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	l->mod = NULL;
+	l->mod_len = 0;
+	if (p == end)
+		return 0;
+	if (*p != '[' || end[-1] != ']' || end - p < 3)
+		return -EINVAL;
+	l->mod = p + 1;
+	l->mod_len = (size_t)(end - p - 2);
+	return 0;
+}
+
+/* Text symbols only: code addresses are what stacks contain. */
+static int is_text(char type)
+{
+	return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
+
+/* -- Building ------------------------------------------------------------- */
+
+/* Copy len bytes plus a NUL into the arena; the offset, or KS_NONE if full. */
+static uint32_t arena_add(struct kallsyms *k, const char *s, size_t len)
+{
+	size_t off = k->len;
+
+	if (len > KS_NAME_MAX)
+		len = KS_NAME_MAX;
+	if (len + 1 > k->cap - off)
+		return KS_NONE;	/* cannot happen: the arena is sized from the text */
+	memcpy(k->names + off, s, len);
+	k->names[off + len] = '\0';
+	k->len = off + len + 1;
+	return (uint32_t)off;
+}
+
+/* The arena offset of a module name, shared with the previous line when equal. */
+static uint32_t module_add(struct kallsyms *k, const struct ks_line *l)
+{
+	size_t len = l->mod_len < KS_NAME_MAX ? l->mod_len : KS_NAME_MAX;
+
+	if (k->last_mod != KS_NONE && strlen(k->names + k->last_mod) == len &&
+	    !memcmp(k->names + k->last_mod, l->mod, len))
+		return k->last_mod;
+	k->last_mod = arena_add(k, l->mod, len);
+	return k->last_mod;
+}
+
+/* Append a parsed text symbol. */
+static int sym_add(struct kallsyms *k, const struct ks_line *l)
+{
+	struct ks_sym *sym = &k->syms[k->n];
+
+	sym->addr = l->addr;
+	sym->module = l->mod_len ? module_add(k, l) : KS_NONE;
+	sym->name = arena_add(k, l->name, l->name_len);
+	if (sym->name == KS_NONE || (l->mod_len && sym->module == KS_NONE))
+		return -ENOMEM;
+	sym->rank = (uint8_t)((l->type == 'T' || l->type == 'W') << 1 | (l->name[0] != '_'));
+	k->n++;
+	return 0;
+}
+
+/* qsort_r order: address, then best rank first, then name for a stable result. */
+static int cmp_sym(const void *a, const void *b, void *arg)
+{
+	const struct ks_sym *x = a, *y = b;
+	const char *names = arg;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	return strcmp(names + x->name, names + y->name);
+}
+
+/* Sort and keep the best-ranked symbol per address. */
+static void sort_dedupe(struct kallsyms *k)
+{
+	size_t j = 0;
+
+	if (k->n)
+		qsort_r(k->syms, k->n, sizeof(*k->syms), cmp_sym, k->names);
+	for (size_t i = 0; i < k->n; i++)
+		if (!j || k->syms[j - 1].addr != k->syms[i].addr)
+			k->syms[j++] = k->syms[i];
+	k->n = j;
+}
+
+/* Allocate the symbol array and arena for text of len bytes with nl newlines. */
+static struct kallsyms *ks_alloc(size_t len, size_t nl)
+{
+	struct kallsyms *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		return NULL;
+	k->last_mod = KS_NONE;
+	k->cap = len + 1;	/* each name/module is followed by a byte it can't use */
+	k->names = malloc(k->cap);
+	k->syms = calloc(nl + 1, sizeof(*k->syms));
+	if (!k->names || !k->syms) {
+		kallsyms__delete(k);
+		return NULL;
+	}
+	return k;
+}
+
+/* Parse every line into k; sets *nonzero when some address (any type) is not 0. */
+static int parse_all(struct kallsyms *k, const char *text, size_t len, int *nonzero)
+{
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end;
+		struct ks_line l;
+
+		if (!parse_line(p, eol, &l)) {
+			*nonzero |= l.addr != 0;
+			if (is_text(l.type) && l.addr && sym_add(k, &l))
+				return -ENOMEM;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return 0;
+}
+
+/* Parse kallsyms text into a sorted table. */
+int kallsyms__parse(const char *text, size_t len, struct kallsyms **out)
+{
+	struct kallsyms *k;
+	size_t nl = 0;
+	int nonzero = 0, err;
+
+	if (!out || (!text && len))
+		return -EINVAL;
+	*out = NULL;
+	if (len > UINT32_MAX - 2)	/* arena offsets are 32-bit */
+		return -ENOMEM;
+	for (size_t i = 0; i < len; i++)
+		nl += text[i] == '\n';
+	k = ks_alloc(len, nl);
+	if (!k)
+		return -ENOMEM;
+	err = parse_all(k, text, len, &nonzero);
+	if (!err && !nonzero && len)
+		err = -EPERM;	/* kptr_restrict: every address reads as 0 */
+	if (err) {
+		kallsyms__delete(k);
+		return err;
+	}
+	sort_dedupe(k);
+	*out = k;
+	return 0;
+}
+
+/* -- Loading -------------------------------------------------------------- */
+
+/* Read a whole /proc file (st_size is 0 there) into a malloc'd buffer. */
+static int slurp(const char *path, char **buf, size_t *len)
+{
+	size_t cap = KS_READ_CHUNK, n = 0;
+	char *b = malloc(cap);
+	int fd = -1, err = 0;
+
+	if (!b)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		goto fail;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap) {
+			char *nb = cap < KS_READ_MAX ? realloc(b, cap * 2) : NULL;
+
+			if (!nb) {
+				err = -ENOMEM;
+				goto fail;
+			}
+			b = nb;
+			cap *= 2;
+		}
+		r = read(fd, b + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = -errno;
+			goto fail;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	*buf = b;
+	*len = n;
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	free(b);
+	return err;
+}
+
+/* Read and parse /proc/kallsyms; an empty table is ENOENT. */
+struct kallsyms *kallsyms__load(void)
+{
+	struct kallsyms *k = NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	err = slurp("/proc/kallsyms", &buf, &len);
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	err = kallsyms__parse(buf, len, &k);
+	free(buf);
+	if (!err && !k->n) {
+		kallsyms__delete(k);
+		err = -ENOENT;
+	}
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	return k;
+}
+
+/* Nearest text symbol at or below addr. */
+const char *kallsyms__lookup(const struct kallsyms *k, uint64_t addr, const char **module)
+{
+	return kallsyms__lookup_off(k, addr, module, NULL);
+}
+
+/* Nearest text symbol at or below addr, with the offset into it. */
+const char *kallsyms__lookup_off(const struct kallsyms *k, uint64_t addr, const char **module,
+				 uint64_t *sym_off)
+{
+	const struct ks_sym *sym;
+	size_t lo = 0, hi;
+
+	if (module)
+		*module = NULL;
+	if (!k || !k->n)
+		return NULL;
+	hi = k->n;
+	while (lo < hi) {	/* first symbol with addr > addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	sym = &k->syms[lo - 1];
+	if (module && sym->module != KS_NONE)
+		*module = k->names + sym->module;
+	if (sym_off)
+		*sym_off = addr - sym->addr;
+	return k->names + sym->name;
+}
+
+/* Number of distinct text symbol addresses. */
+size_t kallsyms__count(const struct kallsyms *k)
+{
+	return k ? k->n : 0;
+}
+
+/* Free everything; NULL is fine. */
+void kallsyms__delete(struct kallsyms *k)
+{
+	if (!k)
+		return;
+	free(k->syms);
+	free(k->names);
+	free(k);
+}
