@@ -1,0 +1,42 @@
+/*
+** Frame interning: (kind, name, module) -> dense frame id.
+*/
+
+#ifndef _LUATOP_PROFILE_FRAMES_H
+#define _LUATOP_PROFILE_FRAMES_H
+
+#include <stdint.h>
+
+enum frame_kind {
+	FRAME_NATIVE,		/* user-space native function */
+	FRAME_KERNEL,		/* kernel function; folded adds "_[k]" */
+	FRAME_LUA,		/* Lua function */
+	FRAME_LUA_JIT,		/* Lua function running as a JIT trace */
+	FRAME_LUA_C,		/* C function / fast function called from Lua */
+	FRAME_SPECIAL,		/* synthetic: "[fallback]", "-", "[unknown]" */
+	FRAME_KIND__COUNT
+};
+
+struct frame {
+	enum frame_kind kind;
+	const char *name;	/* owned by the frametab, never NULL */
+	const char *module;	/* owned, NULL if none ("" is stored as NULL) */
+};
+
+/* Ids are dense (0, 1, 2, ... in interning order) and never reused. */
+struct frametab;
+
+struct frametab *frametab__new(void);
+void frametab__delete(struct frametab *t);
+/*
+** Intern (kind, name, module): the same triple always gives the same id.
+** A NULL name is taken as "", an empty module as NULL.
+** Returns the id, or UINT32_MAX on ENOMEM or an invalid kind.
+*/
+uint32_t frametab__intern(struct frametab *t, enum frame_kind kind, const char *name,
+			  const char *module);
+/* The frame for id, or NULL if out of range. The pointer stays valid until frametab__delete. */
+const struct frame *frametab__get(const struct frametab *t, uint32_t id);
+uint32_t frametab__count(const struct frametab *t);
+
+#endif
