@@ -1,5 +1,6 @@
 /*
-** Function symbols of one ELF file (.symtab and .dynsym) and its PT_LOAD headers.
+** Function symbols of one ELF file (.symtab and .dynsym), its PT_LOAD headers,
+** and the build-id and .gnu_debuglink that lead to a separate debug file.
 */
 
 #ifndef _LUATOP_SYMBOLIZE_ELFSYMS_H
@@ -7,6 +8,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#define ELFSYMS_BUILD_ID_MAX	64	/* longer build-id notes are ignored */
+#define ELFSYMS_DEBUGLINK_MAX	256	/* longer .gnu_debuglink names are ignored */
 
 /*
 ** Sorted STT_FUNC/STT_GNU_IFUNC symbols, deduplicated by address, with names
@@ -30,11 +34,24 @@ int elfsyms__file_offset_to_vaddr(const struct elfsyms *s, uint64_t file_off,
 				  uint64_t *vaddr);
 /*
 ** Name of the function containing vaddr: the symbol with the largest start <= vaddr,
-** or NULL if it has a size and vaddr is past its end (zero-size symbols extend to the
-** next one). Sets *sym_off = vaddr - start when sym_off is not NULL.
-** The name stays valid until elfsyms__delete.
+** or NULL if vaddr is past its reach: its size when it has one; for a zero-size
+** .symtab symbol, the end of its section (so at most the next symbol); for a
+** zero-size .dynsym symbol, its first byte only. Sets *sym_off = vaddr - start
+** when sym_off is not NULL. The name stays valid until elfsyms__delete.
 */
 const char *elfsyms__lookup(const struct elfsyms *s, uint64_t vaddr, uint64_t *sym_off);
 size_t elfsyms__count(const struct elfsyms *s);
+/*
+** Add the functions of from (typically a separate debug file of the same build)
+** to s. s keeps its own program headers: a debug file's PT_LOADs may be NOBITS.
+** 0, -EINVAL or -ENOMEM (then s is unchanged).
+*/
+int elfsyms__merge(struct elfsyms *s, const struct elfsyms *from);
+/* The NT_GNU_BUILD_ID descriptor and its length, or NULL when there is none. */
+const uint8_t *elfsyms__build_id(const struct elfsyms *s, size_t *len);
+/* The .gnu_debuglink file name (a bare name, no '/') and its CRC-32, or NULL. */
+const char *elfsyms__debuglink(const struct elfsyms *s, uint32_t *crc);
+/* Nonzero when a .symtab (the file's own or a merged one) contributed functions. */
+int elfsyms__has_symtab(const struct elfsyms *s);
 
 #endif

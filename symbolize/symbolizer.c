@@ -1,6 +1,7 @@
 /*
 ** Native symbolizer: per-process maps, a (dev, inode) cache of ELF symbol
-** tables, the vDSO read from process memory, kallsyms, and interned strings.
+** tables completed from separate debug files, the vDSO read from process
+** memory, perf maps for JIT code, kallsyms, C++ demangling and interned strings.
 **
 ** Nothing handed out is ever freed before symbolizer__delete: ELF tables stay
 ** cached after a process is forgotten and every composed name is interned, so
@@ -9,18 +10,21 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
+#include <zlib.h>
 
+#include "symbolize/demangle.h"
 #include "symbolize/elfsyms.h"
 #include "symbolize/kallsyms.h"
+#include "symbolize/mapfile.h"
+#include "symbolize/perfmap.h"
 #include "symbolize/procmaps.h"
 #include "symbolize/symbolizer.h"
 
@@ -30,6 +34,11 @@
 #define SY_CHUNK	(64 * 1024)	/* string arena chunk */
 #define SY_SLOTS_MIN	1024u
 #define SY_UNKNOWN	"[unknown]"
+#define SY_JIT		"[jit]"		/* module of perf map hits */
+#define SY_DEBUG_ROOT	"/usr/lib/debug"
+#define SY_CRC_CHUNK	(256 * 1024)
+#define SY_CRC_MAX	(4ull << 30)	/* bigger debug files fail the CRC check */
+#define SY_STATUS_MAX	8192		/* bytes of /proc/PID/status searched for NSpid */
 
 /* -- Interned strings ----------------------------------------------------- */
 
@@ -145,6 +154,9 @@ struct sy_file {
 	int64_t mtime_s, mtime_ns;	/* rewritten in place -> a new entry */
 	void *img;			/* vDSO: the image itself is the key */
 	struct elfsyms *syms;		/* NULL: not an ELF file */
+	uint64_t root_dev, root_ino;	/* root directory of the process it was found for */
+	uint8_t borrowed;		/* syms belongs to another entry (same build-id) */
+	uint8_t debug;			/* syms includes a separate debug file */
 };
 
 /* What one mapping resolves to, filled on first use. */
@@ -161,6 +173,17 @@ struct sy_proc {
 	struct sy_mapinfo *info;	/* parallel to maps.maps */
 	uint64_t read_ns;	/* last read attempt, CLOCK_MONOTONIC */
 	uint8_t read;		/* a read was attempted */
+	struct perfmap *pmap;	/* its /tmp/perf-NSPID.map, or NULL */
+	struct stat pmap_st;	/* identity of the file pmap was read from */
+	uint64_t pmap_ns;	/* last check of the perf map, CLOCK_MONOTONIC */
+	int nspid;		/* pid inside its own PID namespace; 0: not read yet */
+	uint8_t pmap_tried;	/* the perf map was looked for */
+};
+
+/* A memoized demangling: both strings outlive the symbolizer's lookups. */
+struct sy_memo {
+	const char *key;	/* mangled name (pointer identity); NULL: empty slot */
+	const char *val;	/* interned demangled name, or key when it failed */
 };
 
 struct symbolizer {
@@ -170,6 +193,12 @@ struct symbolizer {
 	struct sy_strs strs;
 	struct kallsyms *ksyms;
 	uint8_t ksyms_tried;	/* load kallsyms once, even when it failed */
+	char *debug_root;	/* where separate debug files live, inside each root */
+	struct demangler *dm;	/* NULL: not loaded (yet), or unavailable */
+	struct sy_memo *memo;	/* demangled names by mangled pointer */
+	size_t memo_slots, memo_used;	/* memo_slots is 0 or a power of two */
+	uint8_t dm_tried;	/* demangler__new was attempted */
+	uint8_t no_demangle;	/* symbolizer__set_demangle(s, 0) */
 };
 
 /* -- File cache ----------------------------------------------------------- */
@@ -200,7 +229,8 @@ static struct sy_file *file_add(struct symbolizer *s, const struct sy_file *key,
 
 		if (!p) {
 			free(key->img);
-			elfsyms__delete(syms);
+			if (!key->borrowed)
+				elfsyms__delete(syms);
 			return NULL;
 		}
 		s->files = p;
@@ -213,79 +243,196 @@ static struct sy_file *file_add(struct symbolizer *s, const struct sy_file *key,
 
 /* -- Opening mapped files ------------------------------------------------- */
 
-/*
-** Turn an O_PATH fd into a readable fd, only for a regular file with the mapped
-** inode: opening a device or FIFO could block or have side effects. The inode
-** alone is checked because overlayfs reports a different st_dev than maps does.
-*/
-static int reopen_regular(int pfd, uint64_t ino)
+/* Record the identity of pid's root directory in key: 0, or -1 when unknown. */
+static int root_id(int pid, struct sy_file *key)
 {
 	char path[64];
 	struct stat st;
-	int fd = -1;
 
-	if (pfd < 0)
+	snprintf(path, sizeof(path), "/proc/%d/root", pid);
+	if (stat(path, &st))
 		return -1;
-	if (!fstat(pfd, &st) && S_ISREG(st.st_mode) && (!ino || (uint64_t)st.st_ino == ino)) {
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", pfd);
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	key->root_dev = (uint64_t)st.st_dev;
+	key->root_ino = (uint64_t)st.st_ino;
+	return 0;
+}
+
+/* Both identify the same build: equal, non-empty build-ids. */
+static int same_build_id(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+	return a && b && alen && alen == blen && !memcmp(a, b, alen);
+}
+
+/* CRC-32 (zlib) of the whole file, read in chunks: 0, or -1 if unreadable or too big. */
+static int file_crc(int fd, uint32_t *out)
+{
+	unsigned char *buf = malloc(SY_CRC_CHUNK);
+	uLong crc = crc32(0L, Z_NULL, 0);
+	uint64_t off = 0;
+	ssize_t n;
+
+	if (!buf)
+		return -1;
+	while ((n = pread(fd, buf, SY_CRC_CHUNK, (off_t)off)) > 0 || (n < 0 && errno == EINTR)) {
+		if (n < 0)
+			continue;
+		off += (uint64_t)n;
+		if (off > SY_CRC_MAX)
+			break;		/* n > 0: fails below */
+		crc = crc32(crc, buf, (uInt)n);
 	}
-	close(pfd);
-	return fd;
-}
-
-/* openat2(O_PATH) with RESOLVE_IN_ROOT: absolute symlinks stay inside dfd. */
-static int openat2_in_root(int dfd, const char *path)
-{
-#ifdef SYS_openat2
-	struct open_how how = {
-		.flags = O_PATH | O_CLOEXEC,
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
-
-	return (int)syscall(SYS_openat2, dfd, path, &how, sizeof(how));
-#else
-	errno = ENOSYS;
-	return -1;
-#endif
-}
-
-/* O_PATH-open path inside the process's root directory (containers). */
-static int open_in_root(int pid, const char *path)
-{
-	char root[64];
-	int dfd, fd;
-
-	snprintf(root, sizeof(root), "/proc/%d/root", pid);
-	dfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
+	free(buf);
+	if (n)
 		return -1;
-	fd = openat2_in_root(dfd, path);
-	if (fd < 0 && (errno == ENOSYS || errno == EPERM))	/* old kernel, seccomp */
-		fd = openat(dfd, path + strspn(path, "/"), O_PATH | O_CLOEXEC);
-	close(dfd);
-	return fd;
+	*out = (uint32_t)crc;
+	return 0;
 }
 
 /*
-** A readable fd of the file behind mapping m, or -1. map_files works for deleted
-** files and other mount namespaces but needs CAP_SYS_ADMIN; the path fallbacks
-** must prove they found the mapped inode.
+** The separate debug file at path (resolved inside pid's root) when it belongs
+** to the runtime file rt (identity rst): a regular file other than rt itself,
+** an ELF with a .symtab, the same build-id (required when by_id; otherwise
+** checked when both have one) and, when crc is set, that CRC-32. NULL otherwise.
 */
-static int open_mapped(int pid, const struct procmap *m)
+static struct elfsyms *debug_try(int pid, const char *path, const struct stat *rst,
+				 const struct elfsyms *rt, int by_id, const uint32_t *crc)
 {
-	char path[96];
-	int fd;
+	const uint8_t *id, *did;
+	size_t len = 0, dlen = 0;
+	struct elfsyms *d = NULL;
+	struct stat st;
+	uint32_t c = 0;
+	int fd = mapfile__reopen_regular(mapfile__open_in_root(pid, path), 0);
 
-	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid,
-		 m->start, m->end);
-	fd = reopen_regular(open(path, O_PATH | O_CLOEXEC), 0);
-	if (fd >= 0)
-		return fd;
-	fd = reopen_regular(open_in_root(pid, m->path), m->inode);
-	if (fd >= 0)
-		return fd;
-	return reopen_regular(open(m->path, O_PATH | O_CLOEXEC), m->inode);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || (st.st_dev == rst->st_dev && st.st_ino == rst->st_ino) ||
+	    (crc && (st.st_size < 0 || (uint64_t)st.st_size > SY_CRC_MAX)))
+		goto fail;
+	d = elfsyms__load_fd(fd);
+	if (!d || !elfsyms__has_symtab(d))
+		goto fail;
+	id = elfsyms__build_id(rt, &len);
+	did = elfsyms__build_id(d, &dlen);
+	if ((by_id || (id && did)) && !same_build_id(id, len, did, dlen))
+		goto fail;
+	if (crc && (file_crc(fd, &c) || c != *crc))
+		goto fail;
+	close(fd);
+	return d;
+fail:
+	elfsyms__delete(d);
+	close(fd);
+	return NULL;
+}
+
+/* The debug file ROOT/.build-id/xx/rest.debug of the build-id id, or NULL. */
+static struct elfsyms *debug_by_id(struct symbolizer *s, int pid, const struct stat *rst,
+				   const struct elfsyms *rt, const uint8_t *id, size_t len)
+{
+	char path[PATH_MAX];
+	size_t n;
+	int w;
+
+	if (len < 2 || len > ELFSYMS_BUILD_ID_MAX)
+		return NULL;
+	w = snprintf(path, sizeof(path), "%s/.build-id/%02x/", s->debug_root, id[0]);
+	if (w < 0 || (size_t)w + 2 * (len - 1) + sizeof(".debug") > sizeof(path))
+		return NULL;
+	n = (size_t)w;
+	for (size_t i = 1; i < len; i++)
+		n += (size_t)snprintf(path + n, sizeof(path) - n, "%02x", id[i]);
+	memcpy(path + n, ".debug", sizeof(".debug"));
+	return debug_try(pid, path, rst, rt, 1, NULL);
+}
+
+/*
+** The file named by rt's .gnu_debuglink, looked for like gdb does:
+** ROOT/DIR/NAME, DIR/NAME, DIR/.debug/NAME, ROOT/NAME (DIR: where the binary is).
+*/
+static struct elfsyms *debug_by_link(struct symbolizer *s, int pid, const char *bin,
+				     const struct stat *rst, const struct elfsyms *rt)
+{
+	const char *name, *slash = strrchr(bin, '/');
+	char path[PATH_MAX];
+	uint32_t crc = 0;
+	int dlen;
+
+	name = elfsyms__debuglink(rt, &crc);
+	if (!name || !name[0] || strchr(name, '/') || !slash || slash - bin > INT_MAX / 2)
+		return NULL;
+	dlen = (int)(slash - bin);
+	for (int i = 0; i < 4; i++) {
+		const char *pre = i == 0 || i == 3 ? s->debug_root : "";
+		const char *sub = i == 2 ? "/.debug" : "";
+		struct elfsyms *d;
+		int n = snprintf(path, sizeof(path), "%s%.*s%s/%s", pre, i == 3 ? 0 : dlen, bin,
+				 sub, name);
+
+		if (n < 0 || (size_t)n >= sizeof(path))
+			continue;
+		d = debug_try(pid, path, rst, rt, 0, &crc);
+		if (d)
+			return d;
+	}
+	return NULL;
+}
+
+/*
+** A cached table of the same build that already includes its debug file, found
+** for a process with the same root directory (another root could have planted a
+** forged file with that build-id and a debug file to match), or NULL.
+*/
+static struct elfsyms *debug_shared(struct symbolizer *s, const struct sy_file *key,
+				    const uint8_t *id, size_t len)
+{
+	for (size_t i = 0; i < s->nfiles; i++) {
+		const struct sy_file *f = &s->files[i];
+		const uint8_t *fid;
+		size_t flen = 0;
+
+		if (!f->debug || !f->syms || f->img || f->root_dev != key->root_dev ||
+		    f->root_ino != key->root_ino)
+			continue;
+		fid = elfsyms__build_id(f->syms, &flen);
+		if (same_build_id(id, len, fid, flen))
+			return f->syms;
+	}
+	return NULL;
+}
+
+/*
+** Complete the symbols of the runtime file at path (identity st) of pid from
+** a separate debug file, when it has no .symtab: by build-id, then through
+** .gnu_debuglink, all inside the process's root; or share the table of a cached
+** copy of the same build. Returns the table to cache (syms, merged; or a borrowed
+** one, syms freed) and fills key's root, borrowed and debug fields.
+*/
+static struct elfsyms *add_debug(struct symbolizer *s, int pid, const char *path,
+				 const struct stat *st, struct elfsyms *syms, struct sy_file *key)
+{
+	int have_root = !root_id(pid, key);
+	struct elfsyms *d = NULL, *shared;
+	const uint8_t *id;
+	size_t len = 0;
+
+	if (elfsyms__has_symtab(syms))
+		return syms;
+	id = elfsyms__build_id(syms, &len);
+	if (id && have_root && (shared = debug_shared(s, key, id, len))) {
+		elfsyms__delete(syms);
+		key->borrowed = 1;
+		key->debug = 1;
+		return shared;
+	}
+	if (id)
+		d = debug_by_id(s, pid, st, syms, id, len);
+	if (!d)
+		d = debug_by_link(s, pid, path, st, syms);
+	if (d && !elfsyms__merge(syms, d))
+		key->debug = 1;
+	elfsyms__delete(d);
+	return syms;
 }
 
 /* Symbols of the file behind mapping m (cached by identity), or NULL. */
@@ -294,7 +441,7 @@ static struct elfsyms *file_syms(struct symbolizer *s, int pid, const struct pro
 	struct sy_file key = { 0 }, *f;
 	struct elfsyms *syms;
 	struct stat st;
-	int fd = open_mapped(pid, m);
+	int fd = mapfile__open(pid, m);
 
 	if (fd < 0)
 		return NULL;
@@ -310,6 +457,8 @@ static struct elfsyms *file_syms(struct symbolizer *s, int pid, const struct pro
 	f = file_find(s, &key);
 	if (!f) {
 		syms = elfsyms__load_fd(fd);
+		if (syms)
+			syms = add_debug(s, pid, m->path, &st, syms, &key);
 		if (syms || errno != ENOMEM)	/* remember non-ELF files too */
 			f = file_add(s, &key, syms);
 	}
@@ -321,17 +470,11 @@ static struct elfsyms *file_syms(struct symbolizer *s, int pid, const struct pro
 static struct elfsyms *vdso_syms(struct symbolizer *s, int pid, const struct procmap *m)
 {
 	struct sy_file key = { 0 }, *f;
-	size_t len = m->end - m->start;
-	struct iovec local, remote;
+	size_t len = 0;
 
-	if (len > SY_VDSO_MAX || !(key.img = malloc(len)))
+	if (m->end - m->start > SY_VDSO_MAX ||
+	    !(key.img = mapfile__read_mem(pid, m->start, m->end, &len)))
 		return NULL;
-	local = (struct iovec){ key.img, len };
-	remote = (struct iovec){ (void *)(uintptr_t)m->start, len };
-	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != (ssize_t)len) {
-		free(key.img);
-		return NULL;
-	}
 	key.size = len;
 	f = file_find(s, &key);		/* every 64-bit process maps the same image */
 	if (f) {
@@ -358,6 +501,7 @@ static void proc_free(struct sy_proc *p)
 {
 	procmaps__free(&p->maps);
 	free(p->info);
+	perfmap__delete(p->pmap);
 	free(p);
 }
 
@@ -466,6 +610,156 @@ static void map_resolve(struct symbolizer *s, struct sy_proc *p, size_t i)
 		mi->syms = file_syms(s, p->pid, m);
 }
 
+/* -- Perf maps ------------------------------------------------------------ */
+
+/* The pid of pid inside its own PID namespace (last NSpid field), or pid itself. */
+static int ns_pid(int pid)
+{
+	char path[64], *buf = malloc(SY_STATUS_MAX + 1), *l;
+	int fd, last = pid;
+	ssize_t n;
+
+	if (!buf)
+		return pid;
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, buf, SY_STATUS_MAX);
+	if (fd >= 0)
+		close(fd);
+	if (n > 0) {
+		buf[n] = '\0';
+		l = strstr(buf, "\nNSpid:");
+		if (l) {
+			l += 7;
+			while (*l && *l != '\n') {
+				char *e;
+				long v = strtol(l, &e, 10);
+
+				if (e == l)
+					break;
+				if (v > 0 && v <= INT32_MAX)
+					last = (int)v;
+				l = e;
+			}
+		}
+	}
+	free(buf);
+	return last;
+}
+
+/* Whether two stats describe the same file with the same size and mtime. */
+static int same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/*
+** (Re)load /tmp/perf-NSPID.map from the process's root when its identity, size
+** or mtime changed; checked at most every SY_REREAD_NS. A vanished or unreadable
+** file keeps the old map: samples from before still need it.
+*/
+static void perfmap_refresh(struct sy_proc *p)
+{
+	uint64_t now = now_ns();
+	struct perfmap *pm;
+	struct stat st;
+	char path[64];
+	int fd;
+
+	if (p->pmap_tried && now - p->pmap_ns < SY_REREAD_NS)
+		return;
+	p->pmap_tried = 1;
+	p->pmap_ns = now;
+	if (!p->nspid)
+		p->nspid = ns_pid(p->pid);
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", p->nspid);
+	fd = mapfile__open_in_root(p->pid, path);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (p->pmap && same_file(&st, &p->pmap_st))) {
+		close(fd);
+		return;
+	}
+	fd = mapfile__reopen_regular(fd, (uint64_t)st.st_ino);
+	if (fd < 0)
+		return;
+	pm = perfmap__read_fd(fd);
+	close(fd);
+	if (!pm)
+		return;
+	perfmap__delete(p->pmap);
+	p->pmap = pm;
+	p->pmap_st = st;
+}
+
+/* Anonymous executable memory, where JIT compilers put code. */
+static int anon_exec(const struct procmap *m)
+{
+	return m->exec && (!m->path[0] || !strncmp(m->path, "[anon:", 6));
+}
+
+/* -- Demangling ----------------------------------------------------------- */
+
+/* The memo slot of key, or the empty slot where it belongs. */
+static struct sy_memo *memo_slot(struct sy_memo *tab, size_t nslots, const char *key)
+{
+	uintptr_t k = (uintptr_t)key;
+	size_t mask = nslots - 1, i = (size_t)fnv1a(&k, sizeof(k)) & mask;
+
+	while (tab[i].key && tab[i].key != key)
+		i = (i + 1) & mask;
+	return &tab[i];
+}
+
+/* Double the memo table (or create it). */
+static int memo_grow(struct symbolizer *s)
+{
+	size_t n = s->memo_slots ? s->memo_slots * 2 : SY_SLOTS_MIN;
+	struct sy_memo *tab = calloc(n, sizeof(*tab));
+
+	if (!tab)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->memo_slots; i++)
+		if (s->memo[i].key)
+			*memo_slot(tab, n, s->memo[i].key) = s->memo[i];
+	free(s->memo);
+	s->memo = tab;
+	s->memo_slots = n;
+	return 0;
+}
+
+/*
+** The demangled form of a C++ name ("_Z..."), interned and memoized by the
+** mangled name's address (names never move); name itself when it is not C++,
+** cannot be demangled, or libstdc++ is not available.
+*/
+static const char *demangled(struct symbolizer *s, const char *name)
+{
+	struct sy_memo *m;
+	const char *v;
+	char *d;
+
+	if (s->no_demangle || name[0] != '_' || name[1] != 'Z')
+		return name;
+	if (!s->dm_tried) {
+		s->dm_tried = 1;
+		s->dm = demangler__new();
+	}
+	if (!s->dm || ((s->memo_used + 1) * 2 > s->memo_slots && memo_grow(s)))
+		return name;
+	m = memo_slot(s->memo, s->memo_slots, name);
+	if (m->key)
+		return m->val;
+	d = demangler__demangle(s->dm, name);
+	v = d ? strs_intern(&s->strs, d, strlen(d)) : NULL;
+	free(d);
+	m->key = name;
+	m->val = v ? v : name;
+	s->memo_used++;
+	return m->val;
+}
+
 /* -- Lookups -------------------------------------------------------------- */
 
 /* Fill *out for an address known only down to its module: "module+0xOFF". */
@@ -496,8 +790,25 @@ static int map_lookup(struct symbolizer *s, const struct sy_mapinfo *mi, uint64_
 	name = elfsyms__lookup(mi->syms, vaddr, &off);
 	if (!name)
 		return module_only(s, mi->module, vaddr, out);
-	out->name = name;
+	out->name = demangled(s, name);
 	out->module = mi->module;
+	out->offset = off;
+	return 0;
+}
+
+/* Name JIT code from the process's perf map: 0, or -ENOENT when it has no entry. */
+static int perfmap_lookup(struct symbolizer *s, struct sy_proc *p, uint64_t addr,
+			  struct symbol *out)
+{
+	const char *name;
+	uint64_t off;
+
+	perfmap_refresh(p);
+	name = perfmap__lookup(p->pmap, addr, &off);
+	if (!name || !(name = strs_intern(&s->strs, name, strlen(name))))
+		return -ENOENT;		/* interned: the map may be reloaded and freed */
+	out->name = demangled(s, name);
+	out->module = SY_JIT;
 	out->offset = off;
 	return 0;
 }
@@ -511,17 +822,52 @@ static int unknown(struct symbol *out)
 	return -ENOENT;
 }
 
-/* Create an empty symbolizer; NULL on ENOMEM. */
+/* Create an empty symbolizer; NULL on ENOMEM. LUATOP_DEBUG_ROOT is read here. */
 struct symbolizer *symbolizer__new(void)
 {
 	struct symbolizer *s = calloc(1, sizeof(*s));
+	const char *root = secure_getenv("LUATOP_DEBUG_ROOT");
 
-	if (!s || strs_grow(&s->strs)) {
+	if (!s || strs_grow(&s->strs) || !(s->debug_root = strdup(SY_DEBUG_ROOT))) {
+		if (s)
+			free(s->strs.slots);
 		free(s);
 		errno = ENOMEM;
 		return NULL;
 	}
+	if (root && root[0])
+		symbolizer__set_debug_root(s, root);	/* an invalid value keeps the default */
 	return s;
+}
+
+/* Set where separate debug files are looked up; NULL restores the default. */
+int symbolizer__set_debug_root(struct symbolizer *s, const char *dir)
+{
+	size_t len;
+	char *d;
+
+	if (!s)
+		return -EINVAL;
+	if (!dir)
+		dir = SY_DEBUG_ROOT;
+	len = strlen(dir);
+	if (dir[0] != '/' || len >= PATH_MAX / 2)
+		return -EINVAL;
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	d = strndup(dir, len);
+	if (!d)
+		return -ENOMEM;
+	free(s->debug_root);
+	s->debug_root = d;
+	return 0;
+}
+
+/* Turn C++ demangling on (the default) or off. */
+void symbolizer__set_demangle(struct symbolizer *s, int on)
+{
+	if (s)
+		s->no_demangle = !on;
 }
 
 /* Free every process, cached file, string and kallsyms; NULL is fine. */
@@ -537,12 +883,16 @@ void symbolizer__delete(struct symbolizer *s)
 			proc_free(p);
 		}
 	for (size_t i = 0; i < s->nfiles; i++) {
-		elfsyms__delete(s->files[i].syms);
+		if (!s->files[i].borrowed)
+			elfsyms__delete(s->files[i].syms);
 		free(s->files[i].img);
 	}
 	free(s->files);
 	strs_free(&s->strs);
 	kallsyms__delete(s->ksyms);
+	demangler__delete(s->dm);
+	free(s->memo);
+	free(s->debug_root);
 	free(s);
 }
 
@@ -562,8 +912,10 @@ int symbolizer__user(struct symbolizer *s, int pid, uint64_t addr, struct symbol
 	mi = &p->info[i];
 	if (!mi->done)
 		map_resolve(s, p, (size_t)i);
+	if (anon_exec(m) && !perfmap_lookup(s, p, addr, out))
+		return 0;
 	if (!mi->module)
-		return unknown(out);	/* anonymous: JIT code, heap */
+		return unknown(out);	/* anonymous: JIT code without a perf map, heap */
 	return map_lookup(s, mi, addr - m->start + m->offset, out);
 }
 

@@ -10,19 +10,35 @@
 /*
 ** Per pid it keeps the parsed /proc/PID/maps (read on first use, re-read at most
 ** every 100 ms when an address falls in no mapping) and, per mapping, the ELF
-** symbols of the mapped file, shared across processes by (dev, inode).
+** symbols of the mapped file, shared across processes by (dev, inode). A file
+** without .symtab is completed from its separate debug file, found by build-id
+** or .gnu_debuglink under the debug root and next to the file, inside the
+** process's root directory; tables that found one are shared by build-id.
+** Addresses in anonymous executable memory are named from the process's
+** /tmp/perf-NSPID.map when it writes one (re-read when it changes, checked at most
+** every 100 ms). C++ names are demangled when libstdc++.so.6 can be dlopen()ed.
 ** Kernel symbols are loaded once, on first use. Not thread-safe.
 */
 struct symbolizer;
 
+/* NULL + errno. Reads LUATOP_DEBUG_ROOT (see symbolizer__set_debug_root). */
 struct symbolizer *symbolizer__new(void);
 void symbolizer__delete(struct symbolizer *s);
+/*
+** Look for separate debug files under dir (an absolute path, taken inside each
+** process's root) instead of /usr/lib/debug; NULL restores the default. Applies to
+** files loaded afterwards. 0, -EINVAL or -ENOMEM.
+*/
+int symbolizer__set_debug_root(struct symbolizer *s, const char *dir);
+/* Demangle C++ names (on by default); applies to lookups made afterwards. */
+void symbolizer__set_demangle(struct symbolizer *s, int on);
 
 struct symbol {
-	const char *name;	/* function name, or "module+0xOFF" when no symbol covers it,
-				   or "[unknown]" for an address in no mapping */
-	const char *module;	/* basename of the mapped file ("libc.so.6"), "[kernel]" or a
-				   kernel module name, or NULL */
+	const char *name;	/* function name (C++ demangled), or "module+0xOFF" when no
+				   symbol covers it, or "[unknown]" for an address in no
+				   mapping */
+	const char *module;	/* basename of the mapped file ("libc.so.6"), "[jit]" for a
+				   perf map entry, "[kernel]" or a kernel module name, or NULL */
 	uint64_t offset;	/* into the symbol, or into the module when no symbol */
 };
 
@@ -31,7 +47,7 @@ struct symbol {
 ** symbolizer__delete. Returns 0 when a symbol was found, 1 when only the module is
 ** known (name "module+0xOFF", the offset is the ELF virtual address when the file
 ** could be read, else the file offset), -ENOENT when unknown (name "[unknown]";
-** also for anonymous mappings such as JIT code).
+** also for anonymous mappings such as JIT code that no perf map entry covers).
 */
 int symbolizer__user(struct symbolizer *s, int pid, uint64_t addr, struct symbol *out);
 int symbolizer__kernel(struct symbolizer *s, uint64_t addr, struct symbol *out);

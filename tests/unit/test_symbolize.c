@@ -253,10 +253,11 @@ Test(symbolize, procmaps_read_self)
 struct tiny_elf {
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph[2];
-	Elf64_Sym sym[10];
+	Elf64_Sym sym[12];
+	Elf64_Sym dynsym[3];
 	char strtab[80];
-	char shstrtab[32];
-	Elf64_Shdr sh[4];
+	char shstrtab[48];
+	Elf64_Shdr sh[6];
 };
 
 /* Append a symbol to the tiny ELF. */
@@ -268,12 +269,16 @@ static void tiny_sym(struct tiny_elf *e, int *n, uint32_t name, int bind, int ty
 	(*n)++;
 }
 
-/* An ELF image: text PT_LOAD file [0x1000,0x2000) at vaddr 0x600000. */
+/*
+** An ELF image: text PT_LOAD file [0x1000,0x2000) at vaddr 0x600000, a NOBITS
+** .text section header [0x600000,0x600800) and a .dynsym besides the .symtab.
+*/
 static void tiny_build(struct tiny_elf *e)
 {
-	static const char strs[] = "\0foo\0_foo\0bar\0zero\0local_only\0obj\0undef\0ifn\0lbl";
-	static const char shstrs[] = "\0.symtab\0.strtab\0.shstrtab";
-	int n = 1;
+	static const char strs[] =
+		"\0foo\0_foo\0bar\0zero\0local_only\0obj\0undef\0ifn\0lbl\0dz\0tail\0dsz";
+	static const char shstrs[] = "\0.symtab\0.strtab\0.shstrtab\0.text\0.dynsym";
+	int n = 1, nd = 1;
 
 	memset(e, 0, sizeof(*e));
 	memcpy(e->eh.e_ident, ELFMAG, SELFMAG);
@@ -289,7 +294,7 @@ static void tiny_build(struct tiny_elf *e)
 	e->eh.e_phnum = 2;
 	e->eh.e_shoff = offsetof(struct tiny_elf, sh);
 	e->eh.e_shentsize = sizeof(Elf64_Shdr);
-	e->eh.e_shnum = 4;
+	e->eh.e_shnum = 6;
 	e->eh.e_shstrndx = 3;
 	e->ph[0] = (Elf64_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R, .p_offset = 0,
 				 .p_vaddr = 0x400000, .p_filesz = 0x1000, .p_memsz = 0x1000 };
@@ -301,11 +306,18 @@ static void tiny_build(struct tiny_elf *e)
 	tiny_sym(e, &n, 5, STB_GLOBAL, STT_FUNC, 1, 0x600100, 0x10);		/* _foo: alias */
 	tiny_sym(e, &n, 19, STB_LOCAL, STT_FUNC, 1, 0x600100, 0x20);		/* local_only */
 	tiny_sym(e, &n, 10, STB_WEAK, STT_FUNC, 1, 0x600200, 0x10);		/* bar */
-	tiny_sym(e, &n, 14, STB_GLOBAL, STT_FUNC, 1, 0x600300, 0);		/* zero: no size */
+	tiny_sym(e, &n, 14, STB_GLOBAL, STT_FUNC, 4, 0x600300, 0);		/* zero: no size */
 	tiny_sym(e, &n, 30, STB_GLOBAL, STT_OBJECT, 1, 0x600500, 8);		/* obj: not code */
 	tiny_sym(e, &n, 34, STB_GLOBAL, STT_FUNC, SHN_UNDEF, 0x600050, 0);	/* undef */
 	tiny_sym(e, &n, 40, STB_GLOBAL, STT_GNU_IFUNC, 1, 0x600600, 0x10);	/* ifn */
 	tiny_sym(e, &n, 44, STB_LOCAL, STT_FUNC, 1, 0x600700, 0x10);		/* lbl */
+	tiny_sym(e, &n, 51, STB_LOCAL, STT_FUNC, 4, 0x600780, 0);		/* tail: no size */
+	tiny_sym(e, &n, 56, STB_GLOBAL, STT_FUNC, 1, 0x600900, 0);		/* dsz: no size */
+	/* .dynsym: dz, sizeless; dsz, sizeless in both tables, outside .text. */
+	e->dynsym[nd++] = (Elf64_Sym){ .st_name = 48, .st_shndx = 4, .st_value = 0x600580,
+				       .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC) };
+	e->dynsym[nd++] = (Elf64_Sym){ .st_name = 56, .st_shndx = 4, .st_value = 0x600900,
+				       .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC) };
 	e->sh[1] = (Elf64_Shdr){ .sh_name = 1, .sh_type = SHT_SYMTAB,
 				 .sh_offset = offsetof(struct tiny_elf, sym),
 				 .sh_size = (uint64_t)n * sizeof(Elf64_Sym), .sh_link = 2, .sh_info = 1,
@@ -316,6 +328,13 @@ static void tiny_build(struct tiny_elf *e)
 	e->sh[3] = (Elf64_Shdr){ .sh_name = 17, .sh_type = SHT_STRTAB,
 				 .sh_offset = offsetof(struct tiny_elf, shstrtab),
 				 .sh_size = sizeof(shstrs), .sh_addralign = 1 };
+	e->sh[4] = (Elf64_Shdr){ .sh_name = 27, .sh_type = SHT_NOBITS,
+				 .sh_flags = SHF_ALLOC | SHF_EXECINSTR, .sh_addr = 0x600000,
+				 .sh_offset = 0x1000, .sh_size = 0x800, .sh_addralign = 16 };
+	e->sh[5] = (Elf64_Shdr){ .sh_name = 33, .sh_type = SHT_DYNSYM,
+				 .sh_offset = offsetof(struct tiny_elf, dynsym),
+				 .sh_size = (uint64_t)nd * sizeof(Elf64_Sym), .sh_link = 2,
+				 .sh_info = 1, .sh_addralign = 8, .sh_entsize = sizeof(Elf64_Sym) };
 }
 
 Test(symbolize, elfsyms_semantics)
@@ -327,7 +346,10 @@ Test(symbolize, elfsyms_semantics)
 	tiny_build(&e);
 	es = elfsyms__load_mem(&e, sizeof(e));
 	cr_assert_not_null(es, "load_mem: %s", strerror(errno));
-	cr_assert_eq(elfsyms__count(es), 5);	/* foo, bar, zero, ifn, lbl */
+	cr_assert_eq(elfsyms__count(es), 8);	/* foo bar zero dz ifn lbl tail dsz */
+	cr_assert(elfsyms__has_symtab(es));
+	cr_assert_null(elfsyms__build_id(es, NULL));
+	cr_assert_null(elfsyms__debuglink(es, NULL));
 
 	cr_assert_null(elfsyms__lookup(es, 0x600050, &off));	/* before all; undef ignored */
 	cr_assert_str_eq(elfsyms__lookup(es, 0x600100, &off), "foo");	/* over _foo, local */
@@ -340,9 +362,21 @@ Test(symbolize, elfsyms_semantics)
 	cr_assert_null(elfsyms__lookup(es, 0x600210, NULL));		/* past bar's size */
 	cr_assert_str_eq(elfsyms__lookup(es, 0x600555, &off), "zero");	/* obj ignored */
 	cr_assert_eq(off, 0x255);
+	/* Sizeless .dynsym: exact match only; it also ends zero's reach. */
+	cr_assert_str_eq(elfsyms__lookup(es, 0x600580, &off), "dz");
+	cr_assert_eq(off, 0);
+	cr_assert_null(elfsyms__lookup(es, 0x600581, NULL));
 	cr_assert_str_eq(elfsyms__lookup(es, 0x600600, NULL), "ifn");
 	cr_assert_str_eq(elfsyms__lookup(es, 0x600705, NULL), "lbl");
 	cr_assert_null(elfsyms__lookup(es, 0x600710, NULL));
+	/* Sizeless .symtab: up to the end of its section. */
+	cr_assert_str_eq(elfsyms__lookup(es, 0x6007ff, &off), "tail");
+	cr_assert_eq(off, 0x7f);
+	cr_assert_null(elfsyms__lookup(es, 0x600800, NULL));
+	/* Sizeless in both tables, section not containing it: to the next symbol only. */
+	cr_assert_str_eq(elfsyms__lookup(es, 0x600fff, NULL), "dsz");
+	cr_assert_str_eq(elfsyms__lookup(es, UINT64_MAX - 1, NULL), "dsz");
+	cr_assert_null(elfsyms__lookup(es, UINT64_MAX, NULL));	/* ends are exclusive */
 
 	cr_assert_eq(elfsyms__file_offset_to_vaddr(es, 0x1800, &v), 0);
 	cr_assert_eq(v, 0x600800);
