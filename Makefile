@@ -40,7 +40,7 @@ CORE_SRCS  := $(wildcard unwind/*.c lua/*.c symbolize/*.c merge/*.c profile/*.c)
 APP_SRCS   := $(filter-out %.bpf.c,$(wildcard bpf/*.c)) $(wildcard cli/*.c tui/*.c)
 TEST_SRCS  := $(wildcard tests/unit/*.c)
 # Edge code that is still pure enough to unit-test.
-TESTED_APP := cli/options.c
+TESTED_APP := cli/options.c tui/keys.c tui/layout.c tui/text.c
 BPF_SRCS   := $(wildcard bpf/*.bpf.c)
 
 CORE_OBJS  := $(CORE_SRCS:%.c=$(OUT)/%.o)
@@ -49,7 +49,7 @@ SAN_OBJS   := $(patsubst %.c,$(OUT)/san/%.o,$(CORE_SRCS) $(TESTED_APP) $(TEST_SR
 SKELS      := $(BPF_SRCS:bpf/%.bpf.c=$(OUT)/%.skel.h)
 WORKLOADS  := $(patsubst tests/workloads/%.c,$(OUT)/workloads/%,$(wildcard tests/workloads/*.c))
 
-BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -I. \
+BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -I. -MMD -MP \
               $(if $(MULTIARCH),-idirafter /usr/include/$(MULTIARCH))
 
 .PHONY: all check unit integration demo install clean deps fuzz
@@ -92,12 +92,16 @@ $(OUT)/unit-tests: $(SAN_OBJS)
 	$(Q)$(CC) $(CFLAGS) $(SAN) $^ -lcriterion $(LDLIBS) -o $@
 
 # Workloads the integration tests profile, with frame pointers in every function
-# (gcc 12 drops them from leaf functions at -O1 and above, whatever the flags say).
+# (gcc 12 drops them from leaf functions at -O1 and above, whatever the flags say),
+# except *_nofp.c, built the way distributions build: -O2, no frame pointers.
+WL_FP      := -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline
+WL_NOFP    := -O2 -g -fomit-frame-pointer -fasynchronous-unwind-tables
+
 $(OUT)/workloads/%: tests/workloads/%.c | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer \
-		-fno-optimize-sibling-calls -fno-inline -Wall -Werror $< -o $@ $(LDLIBS_$*)
+	$(Q)$(CC) $(if $(filter %_nofp,$*),$(WL_NOFP),$(WL_FP)) -Wall -Werror $< -o $@ \
+		$(LDLIBS_$*)
 
 unit: $(OUT)/unit-tests
 	$(Q)ASAN_OPTIONS=detect_leaks=1 $(OUT)/unit-tests --jobs 2
@@ -113,6 +117,37 @@ check: deps
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)sh scripts/demo.sh
+
+# Fuzzing: each tests/fuzz/fuzz_NAME.c is built with every core source and run for
+# FUZZ_SECONDS, seeded from tests/fuzz/corpus/NAME/ (or .../fuzz_NAME/) when present
+# and from the files in FUZZ_SEEDS_NAME. New inputs go to a temporary corpus that is
+# removed afterwards; crashes are kept as $(OUT)/fuzz/NAME-crash-*, logs as NAME.log.
+FUZZ_SECONDS ?= 30
+FUZZ_SRCS  := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+              -I. -D_GNU_SOURCE
+FUZZ_SEEDS_elfsyms := /usr/bin/true $(wildcard /lib/$(MULTIARCH)/libdl.so.2 \
+              /lib/$(MULTIARCH)/libutil.so.1) \
+              $(firstword $(sort $(wildcard /usr/lib/debug/.build-id/0*/*.debug)))
+
+$(OUT)/fuzz/%: tests/fuzz/%.c $(CORE_SRCS) | $(OUT)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $< $(CORE_SRCS) -lelf -lz -o $@
+
+fuzz: $(FUZZ_SRCS:tests/fuzz/fuzz_%.c=fuzz-run-%)
+
+fuzz-run-%: $(OUT)/fuzz/fuzz_%
+	$(call msg,FUZZ,$* for $(FUZZ_SECONDS) s)
+	$(Q)c=$$(mktemp -d) && trap 'rm -rf "$$c"' EXIT && \
+	for f in $(FUZZ_SEEDS_$*); do cp "$$f" "$$c/"; done && \
+	if $< -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+		-artifact_prefix=$(OUT)/fuzz/$*- "$$c" \
+		$(wildcard tests/fuzz/corpus/$* tests/fuzz/corpus/fuzz_$*) \
+		> $(OUT)/fuzz/$*.log 2>&1; \
+	then grep -E '^(stat::number_of_executed_units|stat::new_units_added|Done)' \
+		$(OUT)/fuzz/$*.log | sed 's/^/           /'; \
+	else tail -40 $(OUT)/fuzz/$*.log; exit 1; fi
 
 install: $(OUT)/luatop
 	install -D -m 0755 $(OUT)/luatop $(DESTDIR)$(PREFIX)/bin/luatop

@@ -15,17 +15,21 @@
 #include <bpf/libbpf.h>
 
 #include "bpf/loader.h"
+#include "bpf/tables.h"
 #include "sampler.skel.h"
 
 #define DEFAULT_RINGBUF	(8u << 20)
+#define DEFAULT_ROWS	(1u << 21)	/* 16 MiB: a whole OpenResty process is ~160k */
 
 struct sampler {
 	struct sampler_bpf *skel;
 	struct ring_buffer *rb;
+	struct tables *tables;
 	struct bpf_link **links;	/* one per CPU, NULL for offline CPUs */
 	int *pfds;
 	int ncpus;
 	sampler_fn on_sample;
+	capture_fn on_capture;
 	void *ctx;
 };
 
@@ -66,11 +70,17 @@ static const char *priv_hint(int e)
 static int on_ringbuf(void *ctx, void *data, size_t size)
 {
 	struct sampler *s = ctx;
-	const struct lt_sample *smp = data;
+	__u32 type;
 
-	if (size < sizeof(*smp) || smp->version != LT_WIRE_VERSION)
-		return 0;	/* not ours to interpret; never trust a short record */
-	return s->on_sample ? s->on_sample(smp, s->ctx) : 0;
+	if (size < sizeof(type))
+		return 0;
+	memcpy(&type, data, sizeof(type));
+	/* Never trust a short record or an unknown type. */
+	if (type == LT_WIRE_SAMPLE && size >= sizeof(struct lt_sample))
+		return s->on_sample ? s->on_sample(data, s->ctx) : 0;
+	if (type == LT_WIRE_CAPTURE && size >= sizeof(struct lt_capture))
+		return s->on_capture ? s->on_capture(data, s->ctx) : 0;
+	return 0;
 }
 
 static size_t ringbuf_size(size_t want)
@@ -139,20 +149,30 @@ static int attach_cpus(struct sampler *s, unsigned freq, char *err, size_t errle
 	return 0;
 }
 
-static int add_targets(struct sampler *s, const int *pids, unsigned npids,
+static int add_targets(struct sampler *s, const struct sampler_opts *o,
 		       char *err, size_t errlen)
 {
-	int fd = bpf_map__fd(s->skel->maps.targets);
-	__u8 one = 1;
+	struct tables_maps maps = {
+		.targets_fd = bpf_map__fd(s->skel->maps.targets),
+		.procs_fd = bpf_map__fd(s->skel->maps.uw_procs),
+		.rows_fd = bpf_map__fd(s->skel->maps.uw_rows),
+		.rules_fd = bpf_map__fd(s->skel->maps.uw_rules),
+		.max_rows = bpf_map__max_entries(s->skel->maps.uw_rows),
+		.max_rules = bpf_map__max_entries(s->skel->maps.uw_rules),
+	};
 
-	if (npids > LT_MAX_TARGETS)
+	if (o->npids > LT_MAX_TARGETS)
 		return errf(err, errlen, E2BIG, "at most %d target processes", LT_MAX_TARGETS);
-	for (unsigned i = 0; i < npids; i++) {
-		__u32 key = (__u32)pids[i];
+	s->tables = tables__new(&maps);
+	if (!s->tables)
+		return errf(err, errlen, errno, "cannot map the unwind tables: %s",
+			    strerror(errno));
+	for (unsigned i = 0; i < o->npids; i++) {
+		int rc = tables__add_target(s->tables, o->pids[i]);
 
-		if (bpf_map_update_elem(fd, &key, &one, BPF_ANY))
-			return errf(err, errlen, errno, "cannot add target %d: %s",
-				    pids[i], strerror(errno));
+		if (rc)
+			return errf(err, errlen, rc, "cannot load the unwind tables of PID %d: %s",
+				    o->pids[i], strerror(-rc));
 	}
 	return 0;
 }
@@ -165,13 +185,20 @@ static int load(struct sampler *s, const struct sampler_opts *o, char *err, size
 	if (!s->skel)
 		return errf(err, errlen, errno, "cannot open the BPF object: %s", strerror(errno));
 	rc = bpf_map__set_max_entries(s->skel->maps.samples, ringbuf_size(o->ringbuf_bytes));
+	if (!rc)
+		rc = bpf_map__set_max_entries(s->skel->maps.uw_rows,
+					      o->max_rows ? o->max_rows : DEFAULT_ROWS);
 	if (rc)
-		return errf(err, errlen, rc, "cannot size the ring buffer: %s", strerror(-rc));
+		return errf(err, errlen, rc, "cannot size the BPF maps: %s", strerror(-rc));
+	s->skel->rodata->capture_every = o->capture_every;
 	rc = sampler_bpf__load(s->skel);
+	if (rc && geteuid() != 0)
+		return errf(err, errlen, rc, "cannot load the BPF sampler: %s%s", strerror(-rc),
+			    priv_hint(-rc));
 	if (rc)
-		return errf(err, errlen, rc, "cannot load the BPF sampler: %s%s%s", strerror(-rc),
-			    priv_hint(-rc), (-rc == EPERM || -rc == EACCES) ? "" :
-			    " (needs Linux >= 5.8 with BPF ring buffers; -v shows the verifier log)");
+		return errf(err, errlen, rc, "the kernel refused the BPF sampler (%s): luatop "
+			    "needs Linux >= 5.17 with BTF; -v shows the verifier log",
+			    strerror(-rc));
 	return 0;
 }
 
@@ -187,10 +214,11 @@ int sampler__open(const struct sampler_opts *o, struct sampler **out, char *err,
 	if (!s)
 		return errf(err, errlen, ENOMEM, "out of memory");
 	s->on_sample = o->on_sample;
+	s->on_capture = o->on_capture;
 	s->ctx = o->ctx;
 	rc = load(s, o, err, errlen);
 	if (!rc)
-		rc = add_targets(s, o->pids, o->npids, err, errlen);
+		rc = add_targets(s, o, err, errlen);
 	if (!rc) {
 		s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.samples), on_ringbuf, s, NULL);
 		if (!s->rb)
@@ -226,6 +254,7 @@ void sampler__delete(struct sampler *s)
 	free(s->links);
 	free(s->pfds);
 	ring_buffer__free(s->rb);
+	tables__delete(s->tables);
 	sampler_bpf__destroy(s->skel);
 	free(s);
 }
@@ -256,6 +285,11 @@ void sampler__drops(const struct sampler *s, uint64_t out[LT_DROP__COUNT])
 			out[r] += percpu[c];
 	}
 	free(percpu);
+}
+
+struct tables *sampler__tables(const struct sampler *s)
+{
+	return s->tables;
 }
 
 uint64_t sampler__dropped(const struct sampler *s)

@@ -14,6 +14,10 @@ struct sampler;
 
 /* Called for each sample; a non-zero return stops the current poll. */
 typedef int (*sampler_fn)(const struct lt_sample *s, void *ctx);
+/* Called for each capture record (capture mode). */
+typedef int (*capture_fn)(const struct lt_capture *c, void *ctx);
+
+struct tables;
 
 struct sampler_opts {
 	unsigned freq;		/* samples per second per CPU */
@@ -21,7 +25,10 @@ struct sampler_opts {
 	unsigned npids;
 	size_t ringbuf_bytes;	/* 0: default; rounded up to a power of two pages */
 	int verbose;		/* pass libbpf's debug output to stderr */
+	unsigned max_rows;	/* unwind rows for all files; 0: default */
+	unsigned capture_every;	/* capture mode: every Nth sample; 0: off */
 	sampler_fn on_sample;
+	capture_fn on_capture;
 	void *ctx;
 };
 
@@ -37,6 +44,8 @@ int sampler__fd(const struct sampler *s);
 int sampler__poll(struct sampler *s, int timeout_ms);
 /* Samples dropped in the kernel, summed over CPUs, by reason. */
 void sampler__drops(const struct sampler *s, uint64_t out[LT_DROP__COUNT]);
+/* The unwind tables of the targets (to resync on dlopen/exec). */
+struct tables *sampler__tables(const struct sampler *s);
 /* Total of sampler__drops(). */
 uint64_t sampler__dropped(const struct sampler *s);
 /* The text of one drop reason. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/collect.h"
+#include "profile/calltree.h"
 #include "profile/frames.h"
 #include "profile/stacks.h"
 #include "symbolize/symbolizer.h"
@@ -21,6 +22,7 @@ struct collector {
 	struct symbolizer *sym;
 	struct frametab *frames;
 	struct stacktab *stacks;
+	struct calltree *tree[COLLECT_VIEW__COUNT];	/* merged, raw: for the live view */
 	struct addr_slot *slots;
 	size_t nslots, used;	/* nslots is a power of two */
 	struct collector_stats stats;
@@ -36,9 +38,12 @@ struct collector *collector__new(void)
 	c->sym = symbolizer__new();
 	c->frames = frametab__new();
 	c->stacks = stacktab__new();
+	c->tree[COLLECT_MERGED] = calltree__new(CT_SPAN_DEFAULT, CT_HALF_DEFAULT);
+	c->tree[COLLECT_RAW] = calltree__new(CT_SPAN_DEFAULT, CT_HALF_DEFAULT);
 	c->nslots = 4096;
 	c->slots = calloc(c->nslots, sizeof(*c->slots));
-	if (!c->sym || !c->frames || !c->stacks || !c->slots) {
+	if (!c->sym || !c->frames || !c->stacks || !c->slots || !c->tree[COLLECT_MERGED] ||
+	    !c->tree[COLLECT_RAW]) {
 		collector__delete(c);
 		errno = ENOMEM;
 		return NULL;
@@ -53,6 +58,8 @@ void collector__delete(struct collector *c)
 	symbolizer__delete(c->sym);
 	frametab__delete(c->frames);
 	stacktab__delete(c->stacks);
+	calltree__delete(c->tree[COLLECT_MERGED]);
+	calltree__delete(c->tree[COLLECT_RAW]);
 	free(c->slots);
 	free(c);
 }
@@ -112,13 +119,32 @@ static uint32_t symbolize(struct collector *c, int32_t pid, uint64_t addr)
 	return id;
 }
 
+static const char *const stop_texts[] = {
+#define STOP_TEXT(name, text) text,
+	LT_STOP_LIST(STOP_TEXT)
+#undef STOP_TEXT
+};
+
+const char *collector__stop_text(unsigned stop)
+{
+	return stop < LT_STOP__COUNT ? stop_texts[stop] : "unknown";
+}
+
 /*
 ** Return addresses point after the call; look up addr-1 so a call that ends a
-** function is not named after the next one. The leaf is an exact PC.
+** function is not named after the next one. The leaf and frames interrupted
+** by a signal carry exact pcs; kernel frames past the first are returns.
 */
-static uint64_t lookup_addr(const __u64 *ips, unsigned i)
+static uint64_t user_addr(const struct lt_sample *s, unsigned i)
 {
-	return i == 0 ? ips[0] : ips[i] - 1;
+	uint8_t how = s->user_how[i & (LT_MAX_USER - 1)];
+
+	return (how == LT_HOW_LEAF || how == LT_HOW_SIGNAL) ? s->user[i] : s->user[i] - 1;
+}
+
+static uint64_t kernel_addr(const struct lt_sample *s, unsigned i)
+{
+	return i == 0 ? s->kernel[0] : s->kernel[i] - 1;
 }
 
 int collector__add(struct collector *c, const struct lt_sample *s)
@@ -126,14 +152,18 @@ int collector__add(struct collector *c, const struct lt_sample *s)
 	unsigned nu = s->n_user < LT_MAX_USER ? s->n_user : LT_MAX_USER;
 	unsigned nk = s->n_kernel < LT_MAX_KERNEL ? s->n_kernel : LT_MAX_KERNEL;
 	uint32_t n = 0;
+	int err;
 
 	/* Root first: user frames outermost to leaf, then kernel frames. */
 	for (unsigned i = nu; i-- > 0;)
-		c->path[n++] = symbolize(c, (int32_t)s->tgid, lookup_addr(s->user, i));
+		c->path[n++] = symbolize(c, (int32_t)s->tgid, user_addr(s, i));
 	for (unsigned i = nk; i-- > 0;)
-		c->path[n++] = symbolize(c, 0, lookup_addr(s->kernel, i));
+		c->path[n++] = symbolize(c, 0, kernel_addr(s, i));
 	if (s->flags & LT_SAMPLE_USER_ERR)
 		c->stats.user_err++;
+	if (s->flags & LT_SAMPLE_FP_USED)
+		c->stats.fp_used++;
+	c->stats.stop[s->user_stop < LT_STOP__COUNT ? s->user_stop : LT_STOP_BAD_RULE]++;
 	if (!n) {
 		c->stats.empty++;
 		c->path[n++] = frametab__intern(c->frames, FRAME_SPECIAL, "[unknown]", NULL);
@@ -142,7 +172,13 @@ int collector__add(struct collector *c, const struct lt_sample *s)
 		if (c->path[i] == UINT32_MAX)
 			return -ENOMEM;
 	c->stats.samples++;
-	return stacktab__add(c->stacks, c->path, n, 1);
+	err = stacktab__add(c->stacks, c->path, n, 1);
+	/* Merging is not there yet: the merged and the raw stack are the same. */
+	if (!err)
+		err = calltree__add(c->tree[COLLECT_MERGED], c->path, n, 1, s->time_ns, 0);
+	if (!err)
+		err = calltree__add(c->tree[COLLECT_RAW], c->path, n, 1, s->time_ns, 0);
+	return err;
 }
 
 void collector__forget(struct collector *c, int pid)
@@ -161,6 +197,11 @@ struct frametab *collector__frames(const struct collector *c)
 struct stacktab *collector__stacks(const struct collector *c)
 {
 	return c->stacks;
+}
+
+struct calltree *collector__tree(const struct collector *c, enum collect_view v)
+{
+	return v < COLLECT_VIEW__COUNT ? c->tree[v] : NULL;
 }
 
 const struct collector_stats *collector__stats(const struct collector *c)

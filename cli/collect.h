@@ -9,16 +9,32 @@
 #include <stdint.h>
 
 #include "bpf/luatop.h"
+#include "unwind/rule.h"
 
 struct frametab;
 struct stacktab;
+struct calltree;
 struct collector;
+
+/* LuaJIT VM state of a sample (jit.p's N I C G J); counted once Lua decoding lands. */
+enum collect_vm { COLLECT_VM_JIT, COLLECT_VM_INTERP, COLLECT_VM_C, COLLECT_VM_GC,
+		  COLLECT_VM_COMPILER, COLLECT_VM__COUNT };
+
+/* The two call trees fed per sample: stacks merged, and as captured. */
+enum collect_view { COLLECT_MERGED, COLLECT_RAW, COLLECT_VIEW__COUNT };
 
 struct collector_stats {
 	uint64_t samples;	/* samples added to the profile */
-	uint64_t user_err;	/* samples whose user stack could not be read */
+	uint64_t user_err;	/* samples without user registers */
 	uint64_t empty;		/* samples with neither a user nor a kernel frame */
+	uint64_t fp_used;	/* samples with a frame-pointer fallback frame */
+	uint64_t stop[LT_STOP__COUNT];	/* why each user walk ended */
+	uint64_t fallback;	/* samples whose merge fell back (none before merging exists) */
+	uint64_t vm[COLLECT_VM__COUNT];	/* samples by VM state; all 0 while unknown */
 };
+
+/* The text of an enum lt_stop. */
+const char *collector__stop_text(unsigned stop);
 
 struct collector *collector__new(void);
 void collector__delete(struct collector *c);
@@ -28,6 +44,8 @@ int collector__add(struct collector *c, const struct lt_sample *s);
 void collector__forget(struct collector *c, int pid);
 struct frametab *collector__frames(const struct collector *c);
 struct stacktab *collector__stacks(const struct collector *c);
+/* The call tree of one view, for the live view (windows, merged/raw). */
+struct calltree *collector__tree(const struct collector *c, enum collect_view v);
 const struct collector_stats *collector__stats(const struct collector *c);
 
 #endif

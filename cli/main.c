@@ -1,6 +1,7 @@
 /*
 ** luatop: live CPU profiler for LuaJIT programs.
-** main: options -> targets -> sampler -> batch output or live view -> cleanup.
+** main: options -> targets -> sampler -> batch output or live view -> cleanup;
+** or, with -i FILE, a saved profile in the live view.
 */
 #include <errno.h>
 #include <signal.h>
@@ -12,15 +13,17 @@
 #include <sys/utsname.h>
 
 #include "bpf/loader.h"
+#include "bpf/tables.h"
+#include "cli/capture.h"
 #include "cli/collect.h"
 #include "cli/options.h"
 #include "cli/session.h"
+#include "cli/view.h"
 #include "profile/folded.h"
 #include "profile/stacks.h"
-#include "tui/live.h"
 
 #define EXIT_USAGE	2
-#define MIN_KERNEL	"5.8"
+#define MIN_KERNEL	"5.17"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -49,7 +52,8 @@ static int die(int code, const char *fmt, const char *arg)
 	return code;
 }
 
-/* Ring buffers arrived in 5.8; say so instead of failing in the verifier. */
+/* bpf_loop (the unwinder's driver) arrived in 5.17, bpf_task_pt_regs in 5.15,
+** ring buffers in 5.8: say so instead of failing in the verifier. */
 static int check_kernel(void)
 {
 	struct utsname u;
@@ -57,10 +61,10 @@ static int check_kernel(void)
 
 	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
 		return 0;
-	if (major > 5 || (major == 5 && minor >= 8))
+	if (major > 5 || (major == 5 && minor >= 17))
 		return 0;
 	fprintf(stderr, "luatop: Linux %s is too old: luatop needs Linux " MIN_KERNEL
-		" or later (BPF ring buffer)\n", u.release);
+		" or later (bpf_loop)\n", u.release);
 	return -1;
 }
 
@@ -72,13 +76,32 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+#define RESYNC_MS	100	/* at most one maps re-read per process per this */
+
 static int on_sample(const struct lt_sample *smp, void *ctx)
 {
 	struct session *s = ctx;
 
+	/* New code mapped (dlopen, exec): load its tables for the next samples. */
+	if (smp->user_stop == LT_STOP_NO_MAPPING || smp->user_stop == LT_STOP_NO_PROC)
+		tables__sync(sampler__tables(s->sampler), (int)smp->tgid, RESYNC_MS, 0);
 	if (collector__add(s->collector, smp)) {
 		s->alloc_failed = 1;
 		return 1;
+	}
+	return 0;
+}
+
+static int on_capture(const struct lt_capture *c, void *ctx)
+{
+	struct session *s = ctx;
+	int rc = capture__write(s->opt->capture, sampler__tables(s->sampler), c,
+				&s->captured);
+
+	if (rc && !s->capture_failed) {
+		fprintf(stderr, "luatop: cannot write a fixture to %s: %s\n", s->opt->capture,
+			strerror(-rc));
+		s->capture_failed = 1;
 	}
 	return 0;
 }
@@ -109,7 +132,9 @@ static int start_sampler(struct session *s, char *err, size_t errlen)
 		.pids = pids,
 		.npids = s->ntargets,
 		.verbose = s->opt->verbose,
+		.capture_every = s->opt->capture ? CAPTURE_EVERY : 0,
 		.on_sample = on_sample,
+		.on_capture = on_capture,
 		.ctx = s,
 	};
 
@@ -162,6 +187,23 @@ static int write_profile(struct session *s, const char *path)
 	return rc;
 }
 
+/* How many user stacks were unwound to their outermost frame, and why not. */
+static void report_unwind(const struct collector_stats *st)
+{
+	uint64_t done = st->stop[LT_STOP_COMPLETE];
+
+	fprintf(stderr, "luatop: user stacks complete in %.1f%% of samples",
+		100.0 * done / st->samples);
+	if (st->fp_used)
+		fprintf(stderr, ", %.1f%% used the frame-pointer fallback",
+			100.0 * st->fp_used / st->samples);
+	fputc('\n', stderr);
+	for (unsigned r = 0; r < LT_STOP__COUNT; r++)
+		if (r != LT_STOP_COMPLETE && st->stop[r])
+			fprintf(stderr, "luatop:   %6.2f%% %s\n", 100.0 * st->stop[r] / st->samples,
+				collector__stop_text(r));
+}
+
 static void report(struct session *s)
 {
 	const struct collector_stats *st = collector__stats(s->collector);
@@ -177,9 +219,15 @@ static void report(struct session *s)
 	if (s->opt->output && strcmp(s->opt->output, "-"))
 		fprintf(stderr, ", written to %s", s->opt->output);
 	fputc('\n', stderr);
-	if (!st->samples)
+	if (!st->samples) {
 		fprintf(stderr, "luatop: no samples: the target did not run on a CPU "
 			"while sampling\n");
+		return;
+	}
+	report_unwind(st);
+	if (s->opt->capture)
+		fprintf(stderr, "luatop: %u unwind fixtures written to %s\n", s->captured,
+			s->opt->capture);
 }
 
 static int run(struct session *s)
@@ -207,7 +255,7 @@ static int run(struct session *s)
 	if (o->output)
 		run_batch(s);
 	else
-		rc = live__run(s);
+		rc = view__live(s);
 	/* Detach first, then take what is still in the ring buffer. */
 	sampler__detach(s->sampler);
 	session__pump(s, 0);
@@ -237,6 +285,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	install_signals();
+	if (opt.input)
+		return view__file(&opt, &stop_requested);
 	rc = run(&s);
 	sampler__delete(s.sampler);
 	for (unsigned i = 0; i < s.ntargets; i++)

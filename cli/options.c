@@ -12,7 +12,7 @@
 
 #include "cli/options.h"
 
-enum { OPT_DURATION = 256, OPT_RAW };
+enum { OPT_DURATION = 256, OPT_RAW, OPT_CAPTURE };
 
 static const struct option long_opts[] = {
 	{ "pid",	required_argument, NULL, 'p' },
@@ -21,6 +21,9 @@ static const struct option long_opts[] = {
 	{ "duration",	required_argument, NULL, OPT_DURATION },
 	{ "delay",	required_argument, NULL, 'd' },
 	{ "raw",	no_argument,	   NULL, OPT_RAW },
+	{ "input",	required_argument, NULL, 'i' },
+	{ "window",	required_argument, NULL, 'w' },
+	{ "capture",	required_argument, NULL, OPT_CAPTURE },
 	{ "verbose",	no_argument,	   NULL, 'v' },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ "version",	no_argument,	   NULL, 'V' },
@@ -30,6 +33,7 @@ static const struct option long_opts[] = {
 static const char usage[] =
 "Usage: luatop [options] -p PID[,PID...]\n"
 "       luatop [options] -- COMMAND [ARGS...]\n"
+"       luatop [-w WINDOW] [-d SECONDS] -i FILE\n"
 "\n"
 "Live CPU profiler for LuaJIT programs: samples the target with eBPF and shows\n"
 "where its time goes. Needs root (or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE).\n"
@@ -47,15 +51,25 @@ static const char usage[] =
 "                           FILE ('-' for stdout) when sampling ends\n"
 "      --duration SECONDS   stop after SECONDS; without it, sampling runs until the\n"
 "                           targets exit or luatop gets SIGINT/SIGTERM\n"
-"  -d, --delay SECONDS      TUI refresh interval (default 1)\n"
 "\n"
+"Live view:\n"
+"  -d, --delay SECONDS      refresh interval (default 1)\n"
+"  -w, --window WINDOW      window shown first: cumulative (default), last:N or Ns\n"
+"                           (the last N seconds, default 10), decay[:N] (decaying,\n"
+"                           half-life N seconds, default 10); w cycles them live\n"
+"  -i, --input FILE         show a folded file (from -o or the s key): no target,\n"
+"                           no BPF, no root needed\n"
+"\n"
+"      --capture DIR        debugging: also write unwind fixtures (registers, a stack\n"
+"                           copy and the in-kernel result) of some samples to DIR\n"
 "  -v, --verbose            print libbpf and loader diagnostics to stderr\n"
 "  -h, --help               show this help and exit\n"
 "  -V, --version            show the version and exit\n"
 "\n"
-"Without -o, luatop needs a terminal and shows the live view (q quits).\n"
-"This version walks native user stacks by frame pointers (bpf_get_stack): code built\n"
-"without them (most distribution binaries) shows short or wrong native stacks.\n";
+"Without -o, luatop needs a terminal and shows the live view: an icicle tree of\n"
+"the stacks (? lists the keys, q quits; see man luatop).\n"
+"Native user stacks are unwound in the kernel from each binary's .eh_frame, so\n"
+"binaries without frame pointers (most distribution packages) unwind fully.\n";
 
 const char *options__usage(void)
 {
@@ -121,6 +135,40 @@ static int parse_pids(struct options *o, const char *arg, char *err, size_t errl
 	return 0;
 }
 
+/* -w: cumulative, last:N, Ns, N, decay, decay:N. */
+static int parse_window(struct options *o, const char *arg)
+{
+	const char *p = arg;
+	char tmp[32];
+	long n;
+
+	if (!strcmp(arg, "cumulative") || !strcmp(arg, "cum")) {
+		o->window = CT_CUMULATIVE;
+		return 0;
+	}
+	if (!strncmp(arg, "decay", 5)) {
+		o->window = CT_DECAY;
+		if (!arg[5])
+			return 0;
+		if (arg[5] != ':' || parse_seconds(arg + 6, &o->half_life) ||
+		    o->half_life > CT_SPAN_MAX)
+			return -EINVAL;
+		return 0;
+	}
+	if (!strncmp(arg, "last:", 5))
+		p = arg + 5;
+	snprintf(tmp, sizeof(tmp), "%s", p);
+	if (strlen(p) >= sizeof(tmp))
+		return -EINVAL;
+	if (p == arg && tmp[0] && tmp[strlen(tmp) - 1] == 's')
+		tmp[strlen(tmp) - 1] = '\0';
+	if (parse_int(tmp, 1, CT_SPAN_MAX, &n))
+		return -EINVAL;
+	o->window = CT_SLIDING;
+	o->span = (unsigned)n;
+	return 0;
+}
+
 static int parse_one(struct options *o, int c, const char *arg, char *err, size_t errlen)
 {
 	long v;
@@ -148,6 +196,17 @@ static int parse_one(struct options *o, int c, const char *arg, char *err, size_
 	case OPT_RAW:
 		o->raw = 1;
 		return 0;
+	case 'i':
+		o->input = arg;
+		return 0;
+	case 'w':
+		if (parse_window(o, arg))
+			return fail(err, errlen, "invalid window '%s' (cumulative, last:N or Ns "
+				    "with N in 1..%u, decay or decay:SECONDS)", arg, CT_SPAN_MAX);
+		return 0;
+	case OPT_CAPTURE:
+		o->capture = arg;
+		return 0;
 	case 'v':
 		o->verbose = 1;
 		return 0;
@@ -165,6 +224,11 @@ static int check(const struct options *o, char *err, size_t errlen)
 {
 	if (o->help || o->version)
 		return 0;
+	if (o->input && (o->npids || o->cmd || o->output || o->duration))
+		return fail(err, errlen, "-i FILE shows a file: it takes no -p, -- COMMAND, "
+			    "-o or --duration");
+	if (o->input)
+		return 0;
 	if (!o->npids && !o->cmd)
 		return fail(err, errlen, "no target: give -p PID or -- COMMAND (try --help)");
 	if (o->npids && o->cmd)
@@ -181,13 +245,16 @@ int options__parse(int argc, char **argv, struct options *o, char *err, size_t e
 	memset(o, 0, sizeof(*o));
 	o->freq = OPT_DEFAULT_HZ;
 	o->delay = 1.0;
+	o->window = CT_CUMULATIVE;
+	o->span = CT_SPAN_DEFAULT;
+	o->half_life = CT_HALF_DEFAULT;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:F:o:d:vhV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:F:o:d:i:w:vhV", long_opts, NULL)) != -1) {
 		if (c == '?' || c == ':') {
 			const char *bad = argv[optind - 1];
 
-			if (optopt && strchr("pFod", optopt))
+			if (optopt && strchr("pFodiw", optopt))
 				return fail(err, errlen, "option -%c needs a value", optopt);
 			return fail(err, errlen, "unknown option '%s' (try --help)", bad);
 		}

@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include "profile/calltree.h"
+
 #define OPT_MAX_PIDS	64
 #define OPT_DEFAULT_HZ	99
 #define OPT_MAX_HZ	10000
@@ -19,6 +21,11 @@ struct options {
 	double duration;	/* --duration SECONDS; 0: until the targets exit or SIGINT */
 	double delay;		/* -d SECONDS between TUI refreshes */
 	int raw;		/* --raw: do not merge Lua and native stacks */
+	const char *input;	/* -i FILE: show a folded file in the live view */
+	enum ct_window window;	/* -w: the window shown first */
+	unsigned span;		/* -w last:N: sliding window, seconds (default 10) */
+	double half_life;	/* -w decay:N: half-life, seconds (default 10) */
+	const char *capture;	/* --capture DIR: write unwind fixtures there */
 	int verbose;		/* -v */
 	int help;		/* -h */
 	int version;		/* -V */

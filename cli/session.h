@@ -22,6 +22,9 @@ struct session {
 	struct collector *collector;
 	volatile sig_atomic_t *stop;	/* set by SIGINT/SIGTERM */
 	int alloc_failed;		/* the collector ran out of memory */
+	const char *luajit;		/* LuaJIT flavour for the TUI header; NULL: unknown */
+	unsigned captured;		/* fixtures written (--capture) */
+	int capture_failed;
 };
 
 /* Move waiting samples into the collector, waiting at most timeout_ms. */

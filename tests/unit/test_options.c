@@ -110,3 +110,52 @@ Test(options, errors)
 			  cases[i].msg);
 	}
 }
+
+Test(options, input_file_and_windows)
+{
+	struct options o;
+	char err[256] = "";
+
+	cr_assert_eq(PARSE(&o, err, "-i", "x.folded"), 0, "%s", err);
+	cr_assert_str_eq(o.input, "x.folded");
+	cr_assert_eq(o.window, CT_CUMULATIVE);
+	cr_assert_eq(o.span, CT_SPAN_DEFAULT);
+	cr_assert_float_eq(o.half_life, CT_HALF_DEFAULT, 1e-9);
+	cr_assert_eq(PARSE(&o, err, "--input", "y", "-w", "30s", "-d", "0.5"), 0, "%s", err);
+	cr_assert_eq(o.window, CT_SLIDING);
+	cr_assert_eq(o.span, 30);
+	cr_assert_eq(PARSE(&o, err, "-p", "1", "--window", "last:5"), 0, "%s", err);
+	cr_assert_eq(o.window, CT_SLIDING);
+	cr_assert_eq(o.span, 5);
+	cr_assert_eq(PARSE(&o, err, "-p", "1", "-w", "7"), 0, "%s", err);
+	cr_assert_eq(o.span, 7);
+	cr_assert_eq(PARSE(&o, err, "-p", "1", "-w", "decay"), 0, "%s", err);
+	cr_assert_eq(o.window, CT_DECAY);
+	cr_assert_eq(PARSE(&o, err, "-p", "1", "-w", "decay:2.5"), 0, "%s", err);
+	cr_assert_float_eq(o.half_life, 2.5, 1e-9);
+	cr_assert_eq(PARSE(&o, err, "-p", "1", "-w", "cumulative"), 0, "%s", err);
+	cr_assert_eq(o.window, CT_CUMULATIVE);
+}
+
+Test(options, input_and_window_errors)
+{
+	struct options o;
+	char err[256] = "";
+
+	cr_assert_eq(PARSE(&o, err, "-i", "x", "-p", "1"), -EINVAL);
+	cr_assert(strstr(err, "-i FILE"), "%s", err);
+	cr_assert_eq(PARSE(&o, err, "-i", "x", "-o", "y"), -EINVAL);
+	cr_assert_eq(PARSE(&o, err, "-i", "x", "--", "luajit"), -EINVAL);
+	cr_assert_eq(PARSE(&o, err, "-i"), -EINVAL);
+	cr_assert(strstr(err, "needs a value"), "%s", err);
+	cr_assert_eq(PARSE(&o, err, "-p", "1", "-w"), -EINVAL);
+	cr_assert(strstr(err, "needs a value"), "%s", err);
+	cr_assert_eq(PARSE(&o, err, "-p", "1", "-w", "0"), -EINVAL);
+	cr_assert(strstr(err, "invalid window"), "%s", err);
+	cr_assert_eq(PARSE(&o, err, "-p", "1", "-w", "3601s"), -EINVAL);
+	cr_assert_eq(PARSE(&o, err, "-p", "1", "-w", "last:"), -EINVAL);
+	cr_assert_eq(PARSE(&o, err, "-p", "1", "-w", "decay:0"), -EINVAL);
+	cr_assert_eq(PARSE(&o, err, "-p", "1", "-w", "decay:x"), -EINVAL);
+	cr_assert_eq(PARSE(&o, err, "-p", "1", "-w", "soon"), -EINVAL);
+	cr_assert_eq(PARSE(&o, err, "-p", "1", "-w", "last:10s"), -EINVAL);
+}

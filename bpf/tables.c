@@ -1,0 +1,430 @@
+/*
+** Unwind tables in the sampler's maps.
+**
+** The rows and rules arrays are mmapped and only ever appended to, so the BPF
+** program never sees a half-written row it could reach. Each target has two
+** slots in the procs array: a sync writes the idle one, then flips the
+** target's entry in the targets hash (an atomic replace) to point at it.
+*/
+#include <errno.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <bpf/bpf.h>
+
+#include "bpf/luatop.h"
+#include "bpf/tables.h"
+#include "symbolize/mapfile.h"
+#include "symbolize/procmaps.h"
+#include "unwind/ehframe.h"
+#include "unwind/rule.h"
+
+/* One compiled file, by identity (not by path). */
+struct tb_file {
+	uint64_t dev, ino, size;
+	int64_t mtime_s, mtime_ns;
+	uint32_t row_start, row_count;	/* row_count 0: no unwind info */
+};
+
+struct tb_proc {
+	int pid;			/* 0: free */
+	unsigned active;		/* which of the two slots the BPF side reads */
+	uint64_t maps_hash;		/* of the executable mappings last loaded */
+	double last_sync;
+	struct lt_uw_proc *cur;		/* copy of what the active slot holds */
+};
+
+struct tables {
+	struct tables_maps maps;
+	struct lt_uw_row *rows;		/* mmapped uw_rows */
+	struct lt_uw_rule *rules;	/* mmapped uw_rules */
+	size_t rows_bytes, rules_bytes;
+	uint32_t *rule_index;		/* open addressing: rule index + 1, 2*max_rules slots */
+	struct tb_file *files;
+	size_t nfiles, files_cap;
+	struct tb_proc procs[LT_MAX_TARGETS];
+	struct tables_stats stats;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void *map_array(int fd, size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+struct tables *tables__new(const struct tables_maps *maps)
+{
+	struct tables *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->maps = *maps;
+	t->rows_bytes = (size_t)maps->max_rows * sizeof(struct lt_uw_row);
+	t->rules_bytes = (size_t)maps->max_rules * sizeof(struct lt_uw_rule);
+	t->rows = map_array(maps->rows_fd, t->rows_bytes);
+	t->rules = map_array(maps->rules_fd, t->rules_bytes);
+	t->rule_index = calloc(2 * (size_t)maps->max_rules, sizeof(*t->rule_index));
+	if (!t->rows || !t->rules || !t->rule_index) {
+		tables__delete(t);
+		return NULL;
+	}
+	/* Rule 0 is INVALID, so a zeroed row can never mean "unwind". */
+	t->stats.rules = 1;
+	return t;
+}
+
+void tables__delete(struct tables *t)
+{
+	if (!t)
+		return;
+	if (t->rows)
+		munmap(t->rows, t->rows_bytes);
+	if (t->rules)
+		munmap(t->rules, t->rules_bytes);
+	for (unsigned i = 0; i < LT_MAX_TARGETS; i++)
+		free(t->procs[i].cur);
+	free(t->rule_index);
+	free(t->files);
+	free(t);
+}
+
+static uint32_t rule_hash(const struct lt_uw_rule *r)
+{
+	uint64_t v;
+
+	memcpy(&v, r, sizeof(v));
+	return (uint32_t)((v * 0x9e3779b97f4a7c15ull) >> 32);
+}
+
+/* The global index of a rule, added if new; UINT32_MAX when the table is full. */
+static uint32_t intern_rule(struct tables *t, const struct lt_uw_rule *r)
+{
+	uint32_t mask = 2 * t->maps.max_rules - 1, i;
+
+	for (i = rule_hash(r) & mask; t->rule_index[i]; i = (i + 1) & mask)
+		if (!memcmp(&t->rules[t->rule_index[i] - 1], r, sizeof(*r)))
+			return t->rule_index[i] - 1;
+	if (t->stats.rules >= t->maps.max_rules)
+		return UINT32_MAX;
+	t->rules[t->stats.rules] = *r;
+	t->rule_index[i] = (uint32_t)t->stats.rules + 1;
+	return (uint32_t)t->stats.rules++;
+}
+
+/* Append a compiled table's rows with their rules made global. */
+static int append_rows(struct tables *t, const struct uw_table *u, struct tb_file *f)
+{
+	size_t n = uw_table__nrows(u), nr = uw_table__nrules(u);
+	const struct lt_uw_row *rows = uw_table__rows(u);
+	const struct lt_uw_rule *rules = uw_table__rules(u);
+	uint32_t *map = calloc(nr ? nr : 1, sizeof(*map));
+
+	if (!map)
+		return -ENOMEM;
+	if (t->stats.rows + n > t->maps.max_rows) {
+		t->stats.full++;
+		free(map);
+		return -ENOSPC;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		map[i] = intern_rule(t, &rules[i]);
+		if (map[i] == UINT32_MAX) {
+			t->stats.full++;
+			free(map);
+			return -ENOSPC;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct lt_uw_row *dst = &t->rows[t->stats.rows + i];
+
+		dst->pc_off = rows[i].pc_off;
+		dst->rule = rows[i].rule < nr ? map[rows[i].rule] : 0;
+	}
+	f->row_start = (uint32_t)t->stats.rows;
+	f->row_count = (uint32_t)n;
+	t->stats.rows += n;
+	free(map);
+	return 0;
+}
+
+static struct tb_file *file_find(struct tables *t, const struct tb_file *key)
+{
+	for (size_t i = 0; i < t->nfiles; i++) {
+		struct tb_file *f = &t->files[i];
+
+		if (f->dev == key->dev && f->ino == key->ino && f->size == key->size &&
+		    f->mtime_s == key->mtime_s && f->mtime_ns == key->mtime_ns)
+			return f;
+	}
+	return NULL;
+}
+
+static struct tb_file *file_add(struct tables *t, const struct tb_file *key)
+{
+	if (t->nfiles == t->files_cap) {
+		size_t cap = t->files_cap ? 2 * t->files_cap : 32;
+		struct tb_file *p = realloc(t->files, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		t->files = p;
+		t->files_cap = cap;
+	}
+	t->files[t->nfiles] = *key;
+	return &t->files[t->nfiles++];
+}
+
+/* Compile a file's table once and append it; f->row_count stays 0 without CFI. */
+static void load_file(struct tables *t, struct tb_file *f, struct uw_table *u)
+{
+	t->stats.files++;
+	if (!u || !uw_table__nrows(u) || append_rows(t, u, f)) {
+		t->stats.no_cfi += !u || !uw_table__nrows(u);
+		f->row_start = f->row_count = 0;
+	}
+	uw_table__delete(u);
+}
+
+/*
+** Load bias of a mapping: the PT_LOAD holding its file offset gives the ELF
+** vaddr at the mapping's start; bias = start - vaddr.
+*/
+static int elf_bias(Elf *e, const struct procmap *m, uint64_t *bias)
+{
+	size_t n;
+
+	if (!e || elf_getphdrnum(e, &n))
+		return -ENOEXEC;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		uint64_t lo;
+
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		lo = ph.p_offset & ~(uint64_t)(sysconf(_SC_PAGESIZE) - 1);
+		if (m->offset < lo || m->offset >= ph.p_offset + ph.p_filesz)
+			continue;
+		*bias = m->start - (ph.p_vaddr + m->offset - ph.p_offset);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* The vDSO: compiled from a copy of its memory (it has .eh_frame). */
+static int map_vdso(struct tables *t, int pid, const struct procmap *m,
+		    struct lt_uw_mapping *out)
+{
+	size_t len = 0;
+	void *buf = mapfile__read_mem(pid, m->start, m->end, &len);
+	struct tb_file key = { .dev = UINT64_MAX, .size = len }, *f;
+	Elf *e;
+	int rc = -ENOENT;
+
+	if (!buf)
+		return -errno;
+	/* Identical in every 64-bit process of a boot: key it by its bytes. */
+	for (size_t i = 0; i < len; i++)
+		key.ino = (key.ino ^ ((uint8_t *)buf)[i]) * 0x100000001b3ull;
+	uint64_t bias;
+
+	e = elf_memory(buf, len);
+	if (e && !elf_bias(e, &(struct procmap){ .start = m->start }, &bias)) {
+		out->bias = bias;
+		f = file_find(t, &key);
+		if (!f && (f = file_add(t, &key)))
+			load_file(t, f, uw_table__from_elf_mem(buf, len));
+		if (f) {
+			out->row_start = f->row_start;
+			out->row_count = f->row_count;
+			rc = 0;
+		}
+	}
+	elf_end(e);
+	free(buf);
+	return rc;
+}
+
+static int map_file(struct tables *t, int pid, const struct procmap *m,
+		    struct lt_uw_mapping *out)
+{
+	int fd = mapfile__open(pid, m);
+	struct tb_file key = { 0 }, *f;
+	struct stat st;
+	Elf *e;
+	int rc;
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		close(fd);
+		return -errno;
+	}
+	key = (struct tb_file){ .dev = st.st_dev, .ino = st.st_ino, .size = st.st_size,
+				.mtime_s = st.st_mtim.tv_sec, .mtime_ns = st.st_mtim.tv_nsec };
+	uint64_t bias;
+
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	rc = elf_bias(e, m, &bias);
+	elf_end(e);
+	if (!rc) {
+		out->bias = bias;
+		f = file_find(t, &key);
+		if (!f && (f = file_add(t, &key)))
+			load_file(t, f, uw_table__from_elf_fd(fd));
+		if (f) {
+			out->row_start = f->row_start;
+			out->row_count = f->row_count;
+		}
+	}
+	close(fd);
+	return rc;
+}
+
+/* Fill one mapping entry; anonymous and unreadable code gets row_count 0. */
+static void map_one(struct tables *t, int pid, const struct procmap *m,
+		    struct lt_uw_mapping *out)
+{
+	*out = (struct lt_uw_mapping){ .start = m->start, .end = m->end };
+	if (!strcmp(m->path, "[vdso]"))
+		map_vdso(t, pid, m, out);
+	else if (m->path[0] == '/')
+		map_file(t, pid, m, out);
+}
+
+static uint64_t hash_exec_maps(const struct procmaps *pm)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < pm->n; i++) {
+		const struct procmap *m = &pm->maps[i];
+		uint64_t v[4] = { m->start, m->end, m->offset, m->inode };
+
+		if (!m->exec)
+			continue;
+		for (unsigned k = 0; k < 4; k++)
+			h = (h ^ v[k]) * 0x100000001b3ull;
+	}
+	return h;
+}
+
+static struct tb_proc *proc_of(struct tables *t, int pid)
+{
+	for (unsigned i = 0; i < LT_MAX_TARGETS; i++)
+		if (t->procs[i].pid == pid)
+			return &t->procs[i];
+	return NULL;
+}
+
+/* Write a new mapping list to the idle slot, then point the target at it. */
+static int publish(struct tables *t, struct tb_proc *p, struct lt_uw_proc *up)
+{
+	uint32_t idx = (uint32_t)(p - t->procs);
+	uint32_t slot = 2 * idx + !p->active;
+	uint32_t tgid = (uint32_t)p->pid;
+
+	up->generation = p->cur ? p->cur->generation + 1 : 1;
+	if (bpf_map_update_elem(t->maps.procs_fd, &slot, up, BPF_ANY))
+		return -errno;
+	if (bpf_map_update_elem(t->maps.targets_fd, &tgid, &slot, BPF_ANY))
+		return -errno;
+	p->active = !p->active;
+	free(p->cur);
+	p->cur = up;
+	t->stats.syncs++;
+	return 0;
+}
+
+static int load_proc(struct tables *t, struct tb_proc *p)
+{
+	struct procmaps pm = { 0 };
+	struct lt_uw_proc *up;
+	uint64_t h;
+	int rc = procmaps__read(p->pid, &pm);
+
+	if (rc)
+		return rc;
+	h = hash_exec_maps(&pm);
+	if (p->cur && h == p->maps_hash) {
+		procmaps__free(&pm);
+		return 0;
+	}
+	up = calloc(1, sizeof(*up));
+	if (!up) {
+		procmaps__free(&pm);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < pm.n && up->n < LT_MAX_MAPPINGS; i++)
+		if (pm.maps[i].exec && strcmp(pm.maps[i].path, "[vsyscall]"))
+			map_one(t, p->pid, &pm.maps[i], &up->m[up->n++]);
+	procmaps__free(&pm);
+	rc = publish(t, p, up);
+	if (rc)
+		free(up);
+	else
+		p->maps_hash = h;
+	return rc;
+}
+
+int tables__add_target(struct tables *t, int pid)
+{
+	struct tb_proc *p = proc_of(t, pid);
+
+	if (!p) {
+		p = proc_of(t, 0);
+		if (!p)
+			return -E2BIG;
+		p->pid = pid;
+	}
+	elf_version(EV_CURRENT);
+	p->last_sync = now_s();
+	return load_proc(t, p);
+}
+
+int tables__sync(struct tables *t, int pid, unsigned min_interval_ms, int force)
+{
+	struct tb_proc *p = proc_of(t, pid);
+	double now = now_s();
+
+	if (!p)
+		return -ENOENT;
+	if (!force && now - p->last_sync < min_interval_ms / 1000.0)
+		return 0;
+	p->last_sync = now;
+	return load_proc(t, p);
+}
+
+const struct tables_stats *tables__stats(const struct tables *t)
+{
+	return &t->stats;
+}
+
+const struct lt_uw_proc *tables__proc(const struct tables *t, int pid)
+{
+	for (unsigned i = 0; i < LT_MAX_TARGETS; i++)
+		if (t->procs[i].pid == pid)
+			return t->procs[i].cur;
+	return NULL;
+}
+
+const struct lt_uw_row *tables__rows(const struct tables *t)
+{
+	return t->rows;
+}
+
+const struct lt_uw_rule *tables__rules(const struct tables *t)
+{
+	return t->rules;
+}

@@ -1,0 +1,145 @@
+/*
+** Feeds for the live view. A session pumps samples from the sampler into
+** the collector's call trees; a folded file is read once into one tree that
+** stands for both merged and raw (a file holds one kind of stack). Stacks of
+** a file rooted at "[fallback]" count as fallback samples.
+*/
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bpf/loader.h"
+#include "cli/collect.h"
+#include "cli/options.h"
+#include "cli/session.h"
+#include "cli/view.h"
+#include "profile/calltree.h"
+#include "profile/folded.h"
+#include "profile/frames.h"
+#include "profile/stacks.h"
+#include "tui/tui.h"
+
+#define EXIT_USAGE	2
+
+/* -- A session ---------------------------------------------------------- */
+
+/* Take the samples waiting in the ring buffer, without waiting for more. */
+static int live_pump(void *ctx)
+{
+	struct session *s = ctx;
+
+	session__pump(s, 0);
+	return s->alloc_failed ? -ENOMEM : 0;
+}
+
+/* Sampler and collector statistics for the header. */
+static void live_stats(void *ctx, struct tui_stats *st)
+{
+	struct session *s = ctx;
+	const struct collector_stats *cs = collector__stats(s->collector);
+
+	st->received = cs->samples;
+	st->lost = session__lost(s);
+	st->vm[TUI_VM_JIT] = cs->vm[COLLECT_VM_JIT];
+	st->vm[TUI_VM_INTERP] = cs->vm[COLLECT_VM_INTERP];
+	st->vm[TUI_VM_C] = cs->vm[COLLECT_VM_C];
+	st->vm[TUI_VM_GC] = cs->vm[COLLECT_VM_GC];
+	st->vm[TUI_VM_COMPILER] = cs->vm[COLLECT_VM_COMPILER];
+	st->exited = !session__alive(s);
+	st->failed = s->alloc_failed;
+}
+
+/* The live view of a running session. */
+int view__live(struct session *s)
+{
+	const struct options *o = s->opt;
+	struct calltree *m = collector__tree(s->collector, COLLECT_MERGED);
+	struct calltree *r = collector__tree(s->collector, COLLECT_RAW);
+	char who[128], pid[32];
+	struct tui_feed f = {
+		.who = who, .luajit = s->luajit, .snapname = pid, .freq = o->freq, .live = 1,
+		.delay = o->delay, .window = o->window, .raw = o->raw,
+		.frames = collector__frames(s->collector), .tree = { m, r },
+		.fd = sampler__fd(s->sampler), .pump = live_pump, .stats = live_stats, .ctx = s,
+		.stop = s->stop,
+	};
+
+	session__describe(s, who, sizeof(who));
+	snprintf(pid, sizeof(pid), "%d", s->ntargets ? (int)s->targets[0].pid : 0);
+	if (calltree__set_span(m, o->span, o->half_life) ||
+	    calltree__set_span(r, o->span, o->half_life)) {
+		fprintf(stderr, "luatop: out of memory\n");
+		return 1;
+	}
+	return tui__run(&f);
+}
+
+/* -- A folded file ------------------------------------------------------ */
+
+struct fill {
+	struct calltree *t;
+	const struct frametab *ft;
+};
+
+/* stacktab__foreach callback: one stack of the file into the tree. */
+static int fill_stack(const uint32_t *frames, uint32_t n, uint64_t count, void *ctx)
+{
+	struct fill *fl = ctx;
+	const struct frame *root = n ? frametab__get(fl->ft, frames[0]) : NULL;
+	unsigned flags = root && root->kind == FRAME_SPECIAL &&
+			 !strcmp(root->name, "[fallback]") ? CT_FALLBACK : 0;
+
+	return calltree__add(fl->t, frames, n, count, 0, flags);
+}
+
+/* luatop -i: read a folded file, then show it. */
+int view__file(const struct options *o, volatile sig_atomic_t *stop)
+{
+	struct frametab *ft = frametab__new();
+	struct stacktab *st = stacktab__new();
+	struct calltree *t = calltree__new(o->span, o->half_life);
+	char err[256] = "";
+	struct stat sb;
+	FILE *in = NULL;
+	int rc = 1;
+
+	if (!ft || !st || !t) {
+		fprintf(stderr, "luatop: out of memory\n");
+		goto out;
+	}
+	in = fopen(o->input, "re");
+	if (!in || fstat(fileno(in), &sb)) {
+		fprintf(stderr, "luatop: %s: %s\n", o->input, strerror(errno));
+		goto out;
+	}
+	if (S_ISDIR(sb.st_mode)) {
+		fprintf(stderr, "luatop: %s: is a directory, not a folded file\n", o->input);
+		goto out;
+	}
+	if (folded__read(in, ft, st, err, sizeof(err))) {
+		fprintf(stderr, "luatop: %s: %s\n", o->input, err);
+		goto out;
+	}
+	if (stacktab__foreach(st, fill_stack, &(struct fill){ t, ft })) {
+		fprintf(stderr, "luatop: out of memory\n");
+		goto out;
+	}
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		fprintf(stderr, "luatop: the live view needs a terminal\n");
+		rc = EXIT_USAGE;
+		goto out;
+	}
+	rc = tui__run(&(struct tui_feed){
+		.who = o->input, .snapname = "file", .delay = o->delay, .window = o->window,
+		.frames = ft, .tree = { t, t }, .fd = -1, .stop = stop,
+	});
+out:
+	if (in)
+		fclose(in);
+	calltree__delete(t);
+	stacktab__delete(st);
+	frametab__delete(ft);
+	return rc;
+}

@@ -1,0 +1,697 @@
+/*
+** Call tree with windowed counts.
+**
+** Nodes sit in one array (id 0 is the root); (parent, frame) -> node is an
+** open-addressing hash of node id + 1. Every node keeps inclusive counts for
+** the three windows, of all samples and of fallback samples:
+**
+**   cum  exact counts since the start;
+**   win  exact counts of the sliding window. Each add also records a delta
+**        (leaf node, count, fallback count) in the ring bucket of its second;
+**        when a second leaves the window, its deltas are subtracted along the
+**        leaf's path. Deltas of one leaf in one second are merged (the node
+**        remembers where its delta is).
+**   dec  counts scaled by 2^((t - t0)/H) when added, so one factor
+**        2^(-(now - t0)/H) decays them all when read; before the factors grow
+**        past 2^64, t0 moves forward and every node is rescaled.
+*/
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile/calltree.h"
+#include "profile/folded.h"
+
+#define NS		1000000000ull
+#define RESCALE_EXP	64.0	/* rescale decay sums when 2^((t-t0)/H) passes 2^64 */
+#define SLOTS_MIN	1024u
+#define NODES_MIN	256u
+#define NOFRAME		UINT32_MAX
+
+struct ct_delta {
+	uint32_t node;		/* leaf node of the samples */
+	uint32_t pad;
+	uint64_t count;		/* samples */
+	uint64_t fb;		/* of which fallback */
+};
+
+struct ct_bucket {
+	uint64_t sec;		/* the second it holds (time_ns / 1e9) */
+	int used;		/* holds sec's deltas */
+	uint32_t n, cap;	/* deltas used / allocated */
+	struct ct_delta *v;
+};
+
+struct ct_node {
+	uint32_t frame;		/* frame id; NOFRAME for the root */
+	uint32_t parent;	/* CT_NONE for the root */
+	uint32_t child;		/* first child, CT_NONE if none */
+	uint32_t next;		/* next sibling, CT_NONE if last */
+	uint32_t depth;		/* 0 for the root */
+	uint32_t bidx;		/* index of this node's delta in the bucket of second bsec - 1 */
+	uint64_t bsec;		/* second + 1 of that bucket; 0: none */
+	uint64_t cum[2];	/* samples, fallback samples: since the start */
+	uint64_t win[2];	/* the same, in the sliding window */
+	double dec[2];		/* the same, decaying, scaled by 2^((t - t0)/H) */
+};
+
+struct calltree {
+	struct ct_node *node;
+	uint32_t n, cap;	/* nodes used / allocated */
+	uint32_t *slots;	/* node id + 1, 0 = empty; keyed by (parent, frame) */
+	uint32_t mask;		/* number of slots - 1 */
+	uint32_t max_depth;	/* deepest node ever added since the last reset */
+	struct ct_bucket *ring;	/* span buckets; second s lives in ring[s % span] */
+	unsigned span;		/* sliding window, seconds */
+	double half;		/* half-life, seconds */
+	int started;		/* the clock has been set */
+	uint64_t now;		/* clock, ns: the latest sample time or advance() */
+	uint64_t head;		/* now / NS: the newest second in the ring */
+	uint64_t t0;		/* decay reference time, ns */
+	double scale;		/* 2^(-(now - t0)/H) */
+};
+
+/* -- Helpers ------------------------------------------------------------ */
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* a - b, or 0 below 0. */
+static uint64_t sat_sub(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* 2^((a - b)/H) for two clock readings in ns. */
+static double ct_factor(const struct calltree *t, uint64_t a, uint64_t b)
+{
+	double d = a >= b ? (double)(a - b) : -(double)(b - a);
+
+	return exp2(d / 1e9 / t->half);
+}
+
+/* Hash of the key (parent, frame). */
+static uint32_t ct_hash(uint32_t parent, uint32_t frame)
+{
+	uint64_t k = ((uint64_t)parent << 32 | frame) * 0x9e3779b97f4a7c15ull;
+
+	return (uint32_t)(k >> 32);
+}
+
+/* Make the tree just the root, with no samples. */
+static void ct_init_root(struct calltree *t)
+{
+	memset(&t->node[0], 0, sizeof(t->node[0]));
+	t->node[0].frame = NOFRAME;
+	t->node[0].parent = t->node[0].child = t->node[0].next = CT_NONE;
+	t->n = 1;
+	t->max_depth = 0;
+}
+
+/* -- Lifetime ----------------------------------------------------------- */
+
+/* A new tree with span_s seconds of sliding window and half-life half_s. */
+struct calltree *calltree__new(unsigned span_s, double half_s)
+{
+	struct calltree *t;
+
+	if (!span_s || span_s > CT_SPAN_MAX || !(half_s > 0) || !isfinite(half_s)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->cap = NODES_MIN;
+	t->node = malloc(t->cap * sizeof(*t->node));
+	t->mask = SLOTS_MIN - 1;
+	t->slots = calloc(SLOTS_MIN, sizeof(*t->slots));
+	t->span = span_s;
+	t->half = half_s;
+	t->ring = calloc(span_s, sizeof(*t->ring));
+	t->scale = 1;
+	if (!t->node || !t->slots || !t->ring) {
+		calltree__delete(t);
+		errno = ENOMEM;
+		return NULL;
+	}
+	ct_init_root(t);
+	return t;
+}
+
+/* Free the ring's delta arrays and the ring. */
+static void ct_free_ring(struct ct_bucket *ring, unsigned span)
+{
+	if (!ring)
+		return;
+	for (unsigned i = 0; i < span; i++)
+		free(ring[i].v);
+	free(ring);
+}
+
+/* Free t; NULL is fine. */
+void calltree__delete(struct calltree *t)
+{
+	if (!t)
+		return;
+	free(t->node);
+	free(t->slots);
+	ct_free_ring(t->ring, t->span);
+	free(t);
+}
+
+/* A deep copy of t. */
+struct calltree *calltree__clone(const struct calltree *t)
+{
+	struct calltree *c = malloc(sizeof(*c));
+
+	if (!c)
+		return NULL;
+	*c = *t;
+	c->cap = t->n;
+	c->node = malloc((size_t)c->cap * sizeof(*c->node));
+	c->slots = malloc(((size_t)t->mask + 1) * sizeof(*c->slots));
+	c->ring = calloc(t->span, sizeof(*c->ring));
+	if (!c->node || !c->slots || !c->ring) {
+		calltree__delete(c);
+		return NULL;
+	}
+	memcpy(c->node, t->node, (size_t)t->n * sizeof(*c->node));
+	memcpy(c->slots, t->slots, ((size_t)t->mask + 1) * sizeof(*c->slots));
+	for (unsigned i = 0; i < t->span; i++) {
+		const struct ct_bucket *b = &t->ring[i];
+
+		c->ring[i] = *b;
+		c->ring[i].v = NULL;
+		c->ring[i].cap = b->n;
+		if (!b->n)
+			continue;
+		c->ring[i].v = malloc(b->n * sizeof(*b->v));
+		if (!c->ring[i].v) {
+			calltree__delete(c);
+			return NULL;
+		}
+		memcpy(c->ring[i].v, b->v, b->n * sizeof(*b->v));
+	}
+	return c;
+}
+
+/* -- Sliding window ----------------------------------------------------- */
+
+/* Subtract a bucket's deltas from the window counts and empty it. */
+static void ct_expire(struct calltree *t, struct ct_bucket *b)
+{
+	for (uint32_t i = 0; i < b->n; i++) {
+		const struct ct_delta *d = &b->v[i];
+
+		for (uint32_t x = d->node; x != CT_NONE; x = t->node[x].parent) {
+			t->node[x].win[0] = sat_sub(t->node[x].win[0], d->count);
+			t->node[x].win[1] = sat_sub(t->node[x].win[1], d->fb);
+		}
+	}
+	b->n = 0;
+	b->used = 0;
+}
+
+/* Move the clock to time (ns) if it is later; expire seconds that leave the window. */
+static void ct_clock(struct calltree *t, uint64_t time)
+{
+	uint64_t sec = time / NS;
+
+	if (!t->started) {
+		t->started = 1;
+		t->now = t->t0 = time;
+		t->head = sec;
+		t->scale = 1;
+		return;
+	}
+	if (time <= t->now)
+		return;
+	if (sec > t->head) {
+		if (sec - t->head >= t->span) {
+			for (unsigned i = 0; i < t->span; i++)
+				if (t->ring[i].used)
+					ct_expire(t, &t->ring[i]);
+		} else {
+			/* Second s takes the slot of s - span, which leaves the window. */
+			for (uint64_t s = t->head + 1; s <= sec; s++)
+				if (t->ring[s % t->span].used)
+					ct_expire(t, &t->ring[s % t->span]);
+		}
+		t->head = sec;
+	}
+	t->now = time;
+	t->scale = ct_factor(t, t->t0, t->now);
+}
+
+/* Make room for leaf's delta in the bucket of second sec; NULL on ENOMEM. */
+static struct ct_delta *ct_delta(struct calltree *t, uint32_t leaf, uint64_t sec)
+{
+	struct ct_bucket *b = &t->ring[sec % t->span];
+	struct ct_node *nd = &t->node[leaf];
+
+	if (b->used && b->sec != sec)
+		ct_expire(t, b);	/* cannot happen while the clock only moves forward */
+	if (!b->used) {
+		b->used = 1;
+		b->sec = sec;
+		b->n = 0;
+	}
+	if (nd->bsec == sec + 1 && nd->bidx < b->n && b->v[nd->bidx].node == leaf)
+		return &b->v[nd->bidx];
+	if (b->n == b->cap) {
+		uint32_t cap = b->cap ? b->cap * 2 : 64;
+		struct ct_delta *v;
+
+		if (cap < b->cap)
+			return NULL;
+		v = realloc(b->v, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		b->v = v;
+		b->cap = cap;
+	}
+	nd->bsec = sec + 1;
+	nd->bidx = b->n;
+	b->v[b->n] = (struct ct_delta){ .node = leaf };
+	return &b->v[b->n++];
+}
+
+/* -- Decay -------------------------------------------------------------- */
+
+/* Move the decay reference to time: rescale every node's sums. */
+static void ct_rescale(struct calltree *t, uint64_t time)
+{
+	double f = ct_factor(t, t->t0, time);
+
+	for (uint32_t i = 0; i < t->n; i++) {
+		t->node[i].dec[0] *= f;
+		t->node[i].dec[1] *= f;
+	}
+	t->t0 = time;
+	t->scale = ct_factor(t, t->t0, t->now);
+}
+
+/* -- Nodes and adding --------------------------------------------------- */
+
+/* The child (parent, frame), or CT_NONE with *slot set to where it would go. */
+static uint32_t ct_lookup(const struct calltree *t, uint32_t parent, uint32_t frame,
+			  uint32_t *slot)
+{
+	uint32_t i;
+
+	for (i = ct_hash(parent, frame) & t->mask; t->slots[i]; i = (i + 1) & t->mask) {
+		const struct ct_node *nd = &t->node[t->slots[i] - 1];
+
+		if (nd->parent == parent && nd->frame == frame)
+			return t->slots[i] - 1;
+	}
+	if (slot)
+		*slot = i;
+	return CT_NONE;
+}
+
+/* Double the hash table. */
+static int ct_rehash(struct calltree *t)
+{
+	uint32_t nslots = (t->mask + 1) * 2, *s;
+
+	if (nslots < t->mask + 1)
+		return -ENOMEM;
+	s = calloc(nslots, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	free(t->slots);
+	t->slots = s;
+	t->mask = nslots - 1;
+	for (uint32_t id = 1; id < t->n; id++) {
+		uint32_t i;
+
+		ct_lookup(t, t->node[id].parent, t->node[id].frame, &i);
+		t->slots[i] = id + 1;
+	}
+	return 0;
+}
+
+/* Create the child (parent, frame); its id, or CT_NONE on ENOMEM. */
+static uint32_t ct_newnode(struct calltree *t, uint32_t parent, uint32_t frame)
+{
+	struct ct_node *nd;
+	uint32_t id, slot;
+
+	if (t->n >= UINT32_MAX - 1)
+		return CT_NONE;
+	if (t->n == t->cap) {
+		uint32_t cap = t->cap > UINT32_MAX / 2 ? UINT32_MAX - 1 : t->cap * 2;
+
+		nd = realloc(t->node, (size_t)cap * sizeof(*nd));
+		if (!nd)
+			return CT_NONE;
+		t->node = nd;
+		t->cap = cap;
+	}
+	if ((uint64_t)(t->n + 1) * 2 > (uint64_t)t->mask + 1 && ct_rehash(t))
+		return CT_NONE;
+	ct_lookup(t, parent, frame, &slot);
+	id = t->n++;
+	nd = &t->node[id];
+	memset(nd, 0, sizeof(*nd));
+	nd->frame = frame;
+	nd->parent = parent;
+	nd->child = CT_NONE;
+	nd->next = t->node[parent].child;
+	nd->depth = t->node[parent].depth + 1;
+	t->node[parent].child = id;
+	if (nd->depth > t->max_depth)
+		t->max_depth = nd->depth;
+	t->slots[slot] = id + 1;
+	return id;
+}
+
+/* Add count samples of frames[0..n) at time_ns. */
+int calltree__add(struct calltree *t, const uint32_t *frames, uint32_t n, uint64_t count,
+		  uint64_t time_ns, unsigned flags)
+{
+	uint64_t fb = flags & CT_FALLBACK ? count : 0, sec = time_ns / NS;
+	struct ct_delta *d = NULL;
+	uint32_t x = CT_ROOT;
+	double f;
+
+	if (n && !frames)
+		return -EINVAL;
+	if (!count)
+		return 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t c = ct_lookup(t, x, frames[i], NULL);
+
+		if (c == CT_NONE && (c = ct_newnode(t, x, frames[i])) == CT_NONE)
+			return -ENOMEM;	/* the new nodes keep zero counts: invisible */
+		x = c;
+	}
+	ct_clock(t, time_ns);
+	if (sec + t->span > t->head) {	/* within (head - span, head] */
+		d = ct_delta(t, x, sec);
+		if (!d)
+			return -ENOMEM;
+		d->count = sat_add(d->count, count);
+		d->fb = sat_add(d->fb, fb);
+	}
+	f = ct_factor(t, time_ns, t->t0);
+	if (f > exp2(RESCALE_EXP)) {
+		ct_rescale(t, time_ns);
+		f = 1;
+	}
+	for (; x != CT_NONE; x = t->node[x].parent) {
+		struct ct_node *nd = &t->node[x];
+
+		nd->cum[0] = sat_add(nd->cum[0], count);
+		nd->cum[1] = sat_add(nd->cum[1], fb);
+		nd->dec[0] += (double)count * f;
+		nd->dec[1] += (double)fb * f;
+		if (d) {
+			nd->win[0] = sat_add(nd->win[0], count);
+			nd->win[1] = sat_add(nd->win[1], fb);
+		}
+	}
+	return 0;
+}
+
+/* Move the clock forward to now_ns. */
+void calltree__advance(struct calltree *t, uint64_t now_ns)
+{
+	ct_clock(t, now_ns);
+}
+
+/* Forget every sample and node. */
+void calltree__reset(struct calltree *t)
+{
+	memset(t->slots, 0, ((size_t)t->mask + 1) * sizeof(*t->slots));
+	for (unsigned i = 0; i < t->span; i++) {
+		t->ring[i].n = 0;
+		t->ring[i].used = 0;
+	}
+	ct_init_root(t);
+}
+
+/* New sliding span and half-life. */
+int calltree__set_span(struct calltree *t, unsigned span_s, double half_s)
+{
+	struct ct_bucket *ring;
+
+	if (!span_s || span_s > CT_SPAN_MAX || !(half_s > 0) || !isfinite(half_s))
+		return -EINVAL;
+	if (span_s != t->span) {
+		ring = calloc(span_s, sizeof(*ring));
+		if (!ring)
+			return -ENOMEM;
+		ct_free_ring(t->ring, t->span);
+		t->ring = ring;
+		t->span = span_s;
+		for (uint32_t i = 0; i < t->n; i++) {
+			memset(t->node[i].win, 0, sizeof(t->node[i].win));
+			t->node[i].bsec = 0;
+		}
+	}
+	if (half_s != t->half) {
+		/* Keep the current values: rebase the sums on now with factor 1. */
+		for (uint32_t i = 0; i < t->n; i++) {
+			t->node[i].dec[0] *= t->scale;
+			t->node[i].dec[1] *= t->scale;
+		}
+		t->t0 = t->now;
+		t->scale = 1;
+		t->half = half_s;
+	}
+	return 0;
+}
+
+/* The sliding window, seconds. */
+unsigned calltree__span(const struct calltree *t)
+{
+	return t->span;
+}
+
+/* The half-life of the decaying window, seconds. */
+double calltree__half_life(const struct calltree *t)
+{
+	return t->half;
+}
+
+/* -- Node access -------------------------------------------------------- */
+
+uint32_t calltree__nodes(const struct calltree *t)
+{
+	return t->n;
+}
+
+/* Depth of the deepest node since the last reset. */
+uint32_t calltree__max_depth(const struct calltree *t)
+{
+	return t->max_depth;
+}
+
+/* The node's frame id. */
+uint32_t calltree__frame(const struct calltree *t, uint32_t node)
+{
+	return node < t->n ? t->node[node].frame : NOFRAME;
+}
+
+/* The node's caller. */
+uint32_t calltree__parent(const struct calltree *t, uint32_t node)
+{
+	return node < t->n ? t->node[node].parent : CT_NONE;
+}
+
+/* The node's depth below the root. */
+uint32_t calltree__depth(const struct calltree *t, uint32_t node)
+{
+	return node < t->n ? t->node[node].depth : 0;
+}
+
+/* The node's first callee. */
+uint32_t calltree__first(const struct calltree *t, uint32_t node)
+{
+	return node < t->n ? t->node[node].child : CT_NONE;
+}
+
+/* The node's next sibling. */
+uint32_t calltree__next(const struct calltree *t, uint32_t node)
+{
+	return node < t->n ? t->node[node].next : CT_NONE;
+}
+
+/* The callee of node with this frame. */
+uint32_t calltree__child(const struct calltree *t, uint32_t node, uint32_t frame)
+{
+	return node < t->n ? ct_lookup(t, node, frame, NULL) : CT_NONE;
+}
+
+/* Exact count of node in an integral window. */
+static uint64_t ct_count(const struct ct_node *nd, enum ct_window w, int fb)
+{
+	return w == CT_SLIDING ? nd->win[fb] : nd->cum[fb];
+}
+
+/* Samples of node's subtree in window w. */
+double calltree__weight(const struct calltree *t, uint32_t node, enum ct_window w,
+			int fallback_only)
+{
+	const struct ct_node *nd;
+	int fb = !!fallback_only;
+
+	if (node >= t->n)
+		return 0;
+	nd = &t->node[node];
+	if (w == CT_DECAY)
+		return nd->dec[fb] * t->scale;
+	return (double)ct_count(nd, w, fb);
+}
+
+/* Exact self count in an integral window. */
+static uint64_t ct_self_count(const struct calltree *t, uint32_t node, enum ct_window w,
+			      int fb)
+{
+	uint64_t s = ct_count(&t->node[node], w, fb);
+
+	for (uint32_t c = t->node[node].child; c != CT_NONE; c = t->node[c].next)
+		s = sat_sub(s, ct_count(&t->node[c], w, fb));
+	return s;
+}
+
+/* Samples whose leaf is node. */
+double calltree__self(const struct calltree *t, uint32_t node, enum ct_window w,
+		      int fallback_only)
+{
+	int fb = !!fallback_only;
+	double s;
+
+	if (node >= t->n)
+		return 0;
+	if (w != CT_DECAY)
+		return (double)ct_self_count(t, node, w, fb);
+	s = t->node[node].dec[fb];
+	for (uint32_t c = t->node[node].child; c != CT_NONE; c = t->node[c].next)
+		s -= t->node[c].dec[fb];
+	return s > 0 ? s * t->scale : 0;
+}
+
+/* Frames from the root to node. */
+uint32_t calltree__path(const struct calltree *t, uint32_t node, uint32_t *out, uint32_t max)
+{
+	uint32_t depth, i;
+
+	if (node >= t->n)
+		return 0;
+	depth = t->node[node].depth;
+	if (depth > max)
+		return depth;
+	for (i = depth; i > 0; i--, node = t->node[node].parent)
+		out[i - 1] = t->node[node].frame;
+	return depth;
+}
+
+/* The node at path, or the deepest one on the way. */
+uint32_t calltree__find(const struct calltree *t, const uint32_t *path, uint32_t n,
+			uint32_t *matched)
+{
+	uint32_t x = CT_ROOT, i;
+
+	for (i = 0; i < n; i++) {
+		uint32_t c = ct_lookup(t, x, path[i], NULL);
+
+		if (c == CT_NONE)
+			break;
+		x = c;
+	}
+	if (matched)
+		*matched = i;
+	return x;
+}
+
+/* -- Export ------------------------------------------------------------- */
+
+/* Self samples of node for export: exact, or rounded when decaying. */
+static uint64_t ct_export_self(const struct calltree *t, uint32_t node, enum ct_window w,
+			       int fb)
+{
+	double s;
+
+	if (w != CT_DECAY)
+		return ct_self_count(t, node, w, fb);
+	s = calltree__self(t, node, w, fb);
+	return s >= 0.5 ? (uint64_t)llround(s) : 0;
+}
+
+/* Whole stacks of top's subtree with their self samples, into out. */
+int calltree__to_stacks(const struct calltree *t, uint32_t top, enum ct_window w,
+			int fallback_only, struct stacktab *out)
+{
+	int fb = !!fallback_only, err = 0;
+	uint32_t *path, x = top;
+
+	if (top >= t->n)
+		return 0;
+	path = malloc(((size_t)t->max_depth + 1) * sizeof(*path));
+	if (!path)
+		return -ENOMEM;
+	calltree__path(t, top, path, t->max_depth + 1);
+	for (;;) {	/* preorder walk of the subtree */
+		uint32_t depth = t->node[x].depth;
+		uint64_t self;
+
+		if (depth)
+			path[depth - 1] = t->node[x].frame;
+		self = ct_export_self(t, x, w, fb);
+		if (self && (err = stacktab__add(out, path, depth, self)))
+			break;
+		if (t->node[x].child != CT_NONE) {
+			x = t->node[x].child;
+			continue;
+		}
+		while (x != top && t->node[x].next == CT_NONE)
+			x = t->node[x].parent;
+		if (x == top)
+			break;
+		x = t->node[x].next;
+	}
+	free(path);
+	return err;
+}
+
+/* stacktab__foreach callback: sum the counts of non-empty stacks. */
+static int ct_sum(const uint32_t *frames, uint32_t n, uint64_t count, void *ctx)
+{
+	uint64_t *total = ctx;
+
+	(void)frames;
+	if (n)
+		*total = sat_add(*total, count);
+	return 0;
+}
+
+/* Top's subtree as folded stacks to f. */
+int calltree__write_folded(const struct calltree *t, uint32_t top, enum ct_window w,
+			   int fallback_only, const struct frametab *ft, FILE *f,
+			   uint64_t *total)
+{
+	struct stacktab *st = stacktab__new();
+	uint64_t sum = 0;
+	int err;
+
+	if (!st)
+		return -ENOMEM;
+	err = calltree__to_stacks(t, top, w, fallback_only, st);
+	if (!err)
+		err = folded__write(f, ft, st);
+	if (!err)
+		stacktab__foreach(st, ct_sum, &sum);
+	if (total)
+		*total = sum;
+	stacktab__delete(st);
+	return err;
+}

@@ -1,0 +1,113 @@
+/*
+** Call tree: samples as a tree of frame paths, counted for three time
+** windows at once (cumulative, the last N seconds, decaying), so the view
+** can switch windows instantly. Pure: no I/O beyond folded export to a FILE.
+*/
+
+#ifndef _LUATOP_PROFILE_CALLTREE_H
+#define _LUATOP_PROFILE_CALLTREE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "profile/frames.h"
+#include "profile/stacks.h"
+
+enum ct_window {
+	CT_CUMULATIVE,		/* since the start or the last reset */
+	CT_SLIDING,		/* the last N seconds: a ring of per-second deltas */
+	CT_DECAY,		/* exponential decay with a half-life of H seconds */
+	CT_WINDOW__COUNT
+};
+
+#define CT_FALLBACK	0x1u		/* calltree__add flag: the merge fell back */
+#define CT_ROOT		0u		/* node id of the root ("all"); it has no frame */
+#define CT_NONE		UINT32_MAX	/* no node */
+#define CT_SPAN_MAX	3600u		/* longest sliding window, seconds */
+#define CT_SPAN_DEFAULT	10u
+#define CT_HALF_DEFAULT	10.0		/* half-life of the decaying window, seconds */
+
+/*
+** Node ids are dense and stable until calltree__reset. A node's identity
+** across refreshes and resets is its path of frame ids (calltree__find).
+** Counts are inclusive (a node counts the samples of its whole subtree).
+*/
+struct calltree;
+
+/* A new tree: sliding window of span_s seconds, decay half-life half_s. NULL on ENOMEM/EINVAL. */
+struct calltree *calltree__new(unsigned span_s, double half_s);
+void calltree__delete(struct calltree *t);
+/* A deep copy (for a frozen display). NULL on ENOMEM. */
+struct calltree *calltree__clone(const struct calltree *t);
+/*
+** Change the sliding span (1..CT_SPAN_MAX) and the half-life (> 0). The
+** sliding window restarts empty; decaying weights keep their current value.
+** 0 or -EINVAL.
+*/
+int calltree__set_span(struct calltree *t, unsigned span_s, double half_s);
+unsigned calltree__span(const struct calltree *t);
+double calltree__half_life(const struct calltree *t);
+/*
+** Add count samples of frames[0..n) (root first) taken at time_ns
+** (CLOCK_MONOTONIC); flags: CT_FALLBACK. n may be 0 (counted on the root).
+** Samples older than the sliding window count in the other windows only.
+** 0, -ENOMEM, or -EINVAL (n > 0 with frames NULL).
+*/
+int calltree__add(struct calltree *t, const uint32_t *frames, uint32_t n, uint64_t count,
+		  uint64_t time_ns, unsigned flags);
+/* Move the tree's clock to now_ns (never back): expires sliding deltas, decays. */
+void calltree__advance(struct calltree *t, uint64_t now_ns);
+/* Forget every sample and node (keeps the clock, the span and the capacity). */
+void calltree__reset(struct calltree *t);
+
+/* -- Nodes -------------------------------------------------------------- */
+
+uint32_t calltree__nodes(const struct calltree *t);		/* node count, root included */
+uint32_t calltree__max_depth(const struct calltree *t);	/* deepest node's depth */
+uint32_t calltree__frame(const struct calltree *t, uint32_t node);	/* root: UINT32_MAX */
+uint32_t calltree__parent(const struct calltree *t, uint32_t node);	/* CT_NONE for the root */
+uint32_t calltree__depth(const struct calltree *t, uint32_t node);	/* 0 for the root */
+uint32_t calltree__first(const struct calltree *t, uint32_t node);	/* first child or CT_NONE */
+uint32_t calltree__next(const struct calltree *t, uint32_t node);	/* sibling or CT_NONE */
+/* The child of node with this frame, or CT_NONE. */
+uint32_t calltree__child(const struct calltree *t, uint32_t node, uint32_t frame);
+/*
+** Samples of node's subtree in window w; fallback_only counts only the
+** samples added with CT_FALLBACK. Integral except in CT_DECAY.
+*/
+double calltree__weight(const struct calltree *t, uint32_t node, enum ct_window w,
+			int fallback_only);
+/* Samples whose leaf is node itself (weight minus the children's), never below 0. */
+double calltree__self(const struct calltree *t, uint32_t node, enum ct_window w,
+		      int fallback_only);
+/*
+** The frames from the root to node (root excluded) into out[0..max); returns
+** the node's depth (the path length), which may exceed max (then out holds
+** nothing useful).
+*/
+uint32_t calltree__path(const struct calltree *t, uint32_t node, uint32_t *out, uint32_t max);
+/*
+** The node at path[0..n), or the deepest node on the way to it; *matched
+** (may be NULL) gets how many frames of path were found.
+*/
+uint32_t calltree__find(const struct calltree *t, const uint32_t *path, uint32_t n,
+			uint32_t *matched);
+
+/* -- Export ------------------------------------------------------------- */
+
+/*
+** Add the subtree of top to out, as whole stacks (top's ancestors included),
+** with the self samples of each node in window w (rounded in CT_DECAY);
+** fallback_only keeps the CT_FALLBACK samples only. 0 or -ENOMEM.
+*/
+int calltree__to_stacks(const struct calltree *t, uint32_t top, enum ct_window w,
+			int fallback_only, struct stacktab *out);
+/*
+** The same, written as folded stacks (profile/folded) to f. *total (may be
+** NULL) gets the number of samples written. 0 or -errno.
+*/
+int calltree__write_folded(const struct calltree *t, uint32_t top, enum ct_window w,
+			   int fallback_only, const struct frametab *ft, FILE *f,
+			   uint64_t *total);
+
+#endif

@@ -1,0 +1,23 @@
+# Special frames of the in-kernel unwinder, on -O2 -fomit-frame-pointer programs:
+# the vDSO (clock_gettime, unwound from the vDSO image's own .eh_frame) and a signal
+# handler (unwound through the kernel's signal frame back into the interrupted code).
+start "$WL/vdso_nofp" 30
+pid=$!
+sleep 0.3
+"$LUATOP" -p "$pid" --duration 3 -o "$TMP/vdso.folded" 2>"$TMP/err" || fail "luatop failed: $(cat "$TMP/err")"
+total=$(folded_total "$TMP/vdso.folded")
+chain=$(folded_has_count "$TMP/vdso.folded" '^_start;__libc_start_main;[^;]*;main;read_clock(;|$)')
+echo "    vdso: samples=$total rooted=$chain" >&2
+[ "$total" -ge 100 ] || fail "too few samples: $total"
+[ $((chain * 100)) -ge $((total * 99)) ] || fail "vDSO stacks do not reach the root"
+
+start "$WL/signal_nofp" 30
+pid=$!
+sleep 0.3
+"$LUATOP" -p "$pid" --duration 3 -o "$TMP/sig.folded" 2>"$TMP/err" || fail "luatop failed: $(cat "$TMP/err")"
+handler=$(folded_has_count "$TMP/sig.folded" ';on_prof(;|$)')
+through=$(folded_has_count "$TMP/sig.folded" '^_start;__libc_start_main;[^;]*;main;spin;[^;]*;on_prof(;|$)')
+echo "    signal: handler samples=$handler through the signal frame=$through" >&2
+[ "$handler" -ge 20 ] || fail "too few samples in the handler: $handler"
+[ $((through * 100)) -ge $((handler * 99)) ] || fail "handler stacks do not unwind through the signal frame"
+exit 0

@@ -1,0 +1,293 @@
+/*
+** The per-frame unwind step and the replay of the BPF walk: synthetic stacks
+** for every rule kind, then fixtures captured from live processes
+** (the .fixture files in tests/fixtures/unwind, written by luatop --capture).
+*/
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bpf/luatop.h"
+#include "unwind/fixture.h"
+#include "unwind/replay.h"
+
+#define BASE	0x7ffd00000000ull	/* address of the synthetic stack's first byte */
+
+static uint8_t stack[4096];
+
+static void put64(uint64_t addr, uint64_t v)
+{
+	memcpy(stack + (addr - BASE), &v, 8);
+}
+
+/* One mapping [0x400000, 0x500000) with bias 0 and the given rows and rules. */
+static struct lt_uw_proc one_proc(unsigned nrows)
+{
+	struct lt_uw_proc p = { .n = 1 };
+
+	p.m[0] = (struct lt_uw_mapping){ .start = 0x400000, .end = 0x500000, .bias = 0,
+					 .row_start = 0, .row_count = nrows };
+	return p;
+}
+
+static struct uw_snapshot snap(const struct lt_uw_proc *p, const struct lt_uw_row *rows,
+			       size_t nrows, const struct lt_uw_rule *rules, size_t nrules,
+			       uint64_t pc, uint64_t sp, uint64_t bp)
+{
+	return (struct uw_snapshot){ .pc = pc, .sp = sp, .bp = bp, .stack_base = BASE,
+				     .stack = stack, .stack_len = sizeof(stack), .proc = p,
+				     .rows = rows, .nrows = nrows, .rules = rules,
+				     .nrules = nrules };
+}
+
+/* leaf (rsp+16, rbp saved at CFA-16) -> mid (rbp-based) -> outer (STOP). */
+Test(unwind, cfa_rsp_rbp_and_stop)
+{
+	const struct lt_uw_rule rules[] = {
+		{ .kind = LT_UW_INVALID },
+		{ .kind = LT_UW_CFA, .cfa_reg = LT_UW_REG_RSP, .cfa_off = 16, .rbp_off = -16 },
+		{ .kind = LT_UW_CFA, .cfa_reg = LT_UW_REG_RBP, .cfa_off = 16, .rbp_off = -16 },
+		{ .kind = LT_UW_STOP },
+	};
+	const struct lt_uw_row rows[] = {
+		{ 0x401000, 1 }, { 0x401100, 0 },	/* leaf function */
+		{ 0x402000, 2 }, { 0x402100, 0 },	/* mid */
+		{ 0x403000, 3 }, { 0x403100, 0 },	/* outer */
+	};
+	struct lt_uw_proc p = one_proc(6);
+	uint64_t sp = BASE + 0x100, pcs[8];
+	uint8_t hows[8];
+	unsigned n;
+	struct uw_snapshot s;
+
+	memset(stack, 0, sizeof(stack));
+	put64(sp + 0, 0xbb);			/* leaf saved rbp = mid's frame base */
+	put64(sp + 8, 0x402050);		/* return into mid */
+	/* mid: rbp = BASE+0x200 holds the caller's rbp, [rbp+8] the return address */
+	put64(sp + 0, BASE + 0x200);
+	put64(BASE + 0x200, 0xcc);
+	put64(BASE + 0x208, 0x403010);
+	s = snap(&p, rows, 6, rules, 4, 0x401010, sp, 0x1);
+	cr_assert_eq(uw_replay(&s, pcs, hows, 8, &n), LT_STOP_COMPLETE);
+	cr_assert_eq(n, 3);
+	cr_assert_eq(pcs[0], 0x401010);
+	cr_assert_eq(hows[0], LT_HOW_LEAF);
+	cr_assert_eq(pcs[1], 0x402050);
+	cr_assert_eq(hows[1], LT_HOW_CFI);
+	cr_assert_eq(pcs[2], 0x403010);
+}
+
+/* A return address that is the first byte after a function is looked up at pc-1. */
+Test(unwind, return_address_looks_up_pc_minus_one)
+{
+	const struct lt_uw_rule rules[] = {
+		{ .kind = LT_UW_INVALID },
+		{ .kind = LT_UW_CFA, .cfa_reg = LT_UW_REG_RSP, .cfa_off = 8 },
+		{ .kind = LT_UW_STOP },
+	};
+	/* caller ends with a call at 0x4020ff; its return address 0x402100 starts
+	** the next function, which has no rule */
+	const struct lt_uw_row rows[] = { { 0x401000, 1 }, { 0x401100, 0 },
+					  { 0x402000, 2 }, { 0x402100, 0 } };
+	struct lt_uw_proc p = one_proc(4);
+	uint64_t sp = BASE + 0x100, pcs[8];
+	uint8_t hows[8];
+	unsigned n;
+	struct uw_snapshot s;
+
+	put64(sp, 0x402100);
+	s = snap(&p, rows, 4, rules, 3, 0x401000, sp, 0);
+	cr_assert_eq(uw_replay(&s, pcs, hows, 8, &n), LT_STOP_COMPLETE);
+	cr_assert_eq(n, 2);
+}
+
+Test(unwind, plt_rule)
+{
+	const struct lt_uw_rule rules[] = { { .kind = LT_UW_INVALID }, { .kind = LT_UW_PLT },
+					    { .kind = LT_UW_STOP } };
+	const struct lt_uw_row rows[] = { { 0x401000, 1 }, { 0x401100, 2 }, { 0x401200, 0 } };
+	struct lt_uw_proc p = one_proc(3);
+	uint64_t sp = BASE + 0x100, pcs[8];
+	uint8_t hows[8];
+	unsigned n;
+	struct uw_snapshot s;
+
+	/* Before the stub's push (pc & 15 < 11): RA at [sp]. */
+	put64(sp, 0x401150);
+	s = snap(&p, rows, 3, rules, 3, 0x401020, sp, 0);
+	cr_assert_eq(uw_replay(&s, pcs, hows, 8, &n), LT_STOP_COMPLETE);
+	cr_assert_eq(pcs[1], 0x401150);
+	cr_assert_eq(hows[1], LT_HOW_PLT);
+	/* After it (pc & 15 >= 11): RA at [sp+8]. */
+	put64(sp + 8, 0x401160);
+	s = snap(&p, rows, 3, rules, 3, 0x40102b, sp, 0);
+	cr_assert_eq(uw_replay(&s, pcs, hows, 8, &n), LT_STOP_COMPLETE);
+	cr_assert_eq(pcs[1], 0x401160);
+}
+
+/* A handler returned into __restore_rt: the interrupted regs come from the
+** ucontext, and the interrupted pc is exact (not looked up at pc-1). */
+Test(unwind, signal_frame)
+{
+	const struct lt_uw_rule rules[] = {
+		{ .kind = LT_UW_INVALID },
+		{ .kind = LT_UW_CFA, .cfa_reg = LT_UW_REG_RSP, .cfa_off = 8 },
+		{ .kind = LT_UW_SIGNAL },
+		{ .kind = LT_UW_STOP },
+	};
+	/* glibc's __restore_rt FDE starts one byte early, for the pc-1 lookup */
+	const struct lt_uw_row rows[] = { { 0x401000, 1 }, { 0x401100, 0 },
+					  { 0x401fff, 2 }, { 0x402010, 0 },
+					  { 0x403000, 3 }, { 0x403100, 0 } };
+	struct lt_uw_proc p = one_proc(6);
+	uint64_t sp = BASE + 0x100, uc = sp + 8, pcs[8];
+	uint8_t hows[8];
+	unsigned n;
+	struct uw_snapshot s;
+
+	memset(stack, 0, sizeof(stack));
+	put64(sp, 0x402000);				/* handler returns to __restore_rt */
+	put64(uc + LT_SIGFRAME_MCTX + LT_SIGCTX_RIP, 0x403000);	/* first byte: exact */
+	put64(uc + LT_SIGFRAME_MCTX + LT_SIGCTX_RSP, BASE + 0x800);
+	put64(uc + LT_SIGFRAME_MCTX + LT_SIGCTX_RBP, 0x1234);
+	s = snap(&p, rows, 6, rules, 4, 0x401000, sp, 0);
+	cr_assert_eq(uw_replay(&s, pcs, hows, 8, &n), LT_STOP_COMPLETE);
+	cr_assert_eq(n, 3);
+	cr_assert_eq(pcs[2], 0x403000);
+	cr_assert_eq(hows[2], LT_HOW_SIGNAL);
+}
+
+Test(unwind, frame_pointer_fallback_for_code_without_tables)
+{
+	const struct lt_uw_rule rules[] = { { .kind = LT_UW_INVALID }, { .kind = LT_UW_STOP } };
+	const struct lt_uw_row rows[] = { { 0x401000, 1 }, { 0x401100, 0 } };
+	struct lt_uw_proc p = { .n = 2 };
+	uint64_t bp = BASE + 0x300, pcs[8];
+	uint8_t hows[8];
+	unsigned n;
+	struct uw_snapshot s;
+
+	p.m[0] = (struct lt_uw_mapping){ .start = 0x400000, .end = 0x500000, .row_count = 2 };
+	p.m[1] = (struct lt_uw_mapping){ .start = 0x7f0000000000, .end = 0x7f0000100000 };
+	put64(bp, 0);
+	put64(bp + 8, 0x401010);
+	s = snap(&p, rows, 2, rules, 2, 0x7f0000000100, BASE + 0x100, bp);
+	cr_assert_eq(uw_replay(&s, pcs, hows, 8, &n), LT_STOP_COMPLETE);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(hows[1], LT_HOW_FP);
+}
+
+Test(unwind, stops_with_a_reason)
+{
+	const struct lt_uw_rule rules[] = {
+		{ .kind = LT_UW_INVALID },
+		{ .kind = LT_UW_CFA, .cfa_reg = LT_UW_REG_RSP, .cfa_off = 4096 },
+		{ .kind = LT_UW_CFA, .cfa_reg = LT_UW_REG_RSP, .cfa_off = 0 },
+		{ .kind = LT_UW_CFA, .cfa_reg = 0, .cfa_off = 8 },
+	};
+	const struct lt_uw_row rows[] = { { 0x401000, 1 }, { 0x402000, 2 },
+					  { 0x403000, 3 }, { 0x404000, 0 } };
+	struct lt_uw_proc p = one_proc(4);
+	uint64_t pcs[8];
+	uint8_t hows[8];
+	unsigned n;
+	struct uw_snapshot s;
+
+	s = snap(&p, rows, 4, rules, 4, 0x401000, BASE + 0x100, 0);
+	cr_assert_eq(uw_replay(&s, pcs, hows, 8, &n), LT_STOP_READ_FAULT);
+	s = snap(&p, rows, 4, rules, 4, 0x402000, BASE + 0x100, 0);
+	cr_assert_eq(uw_replay(&s, pcs, hows, 8, &n), LT_STOP_BAD_FRAME);
+	s = snap(&p, rows, 4, rules, 4, 0x403000, BASE + 0x100, 0);
+	cr_assert_eq(uw_replay(&s, pcs, hows, 8, &n), LT_STOP_BAD_RULE);
+	s = snap(&p, rows, 4, rules, 4, 0x404000, BASE + 0x100, 0);
+	cr_assert_eq(uw_replay(&s, pcs, hows, 8, &n), LT_STOP_NO_RULE);
+	s = snap(&p, rows, 4, rules, 4, 0x300000, BASE + 0x100, 0);
+	cr_assert_eq(uw_replay(&s, pcs, hows, 8, &n), LT_STOP_NO_MAPPING);
+	cr_assert_eq(n, 1);
+}
+
+/* A frame that points at itself loops until the sample is full. */
+Test(unwind, max_depth)
+{
+	const struct lt_uw_rule rules[] = { { .kind = LT_UW_INVALID }, { .kind = LT_UW_FP } };
+	const struct lt_uw_row rows[] = { { 0x401000, 1 }, { 0x402000, 0 } };
+	struct lt_uw_proc p = one_proc(2);
+	uint64_t pcs[LT_MAX_USER];
+	uint8_t hows[LT_MAX_USER];
+	unsigned n;
+	struct uw_snapshot s;
+
+	for (uint64_t a = BASE; a < BASE + sizeof(stack) - 16; a += 16) {
+		put64(a, a + 16);
+		put64(a + 8, 0x401010);
+	}
+	s = snap(&p, rows, 2, rules, 2, 0x401000, BASE, BASE);
+	cr_assert_eq(uw_replay(&s, pcs, hows, 16, &n), LT_STOP_MAX_DEPTH);
+	cr_assert_eq(n, 16);
+}
+
+/* Every committed fixture replays to exactly what the kernel produced. */
+Test(unwind, captured_fixtures_replay_identically)
+{
+	const char *dir = "tests/fixtures/unwind";
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned checked = 0;
+
+	cr_assert_not_null(d, "run from the source tree: %s missing", dir);
+	while ((e = readdir(d))) {
+		char path[512], err[256] = "";
+		struct uw_fixture fx;
+		uint64_t pcs[LT_MAX_USER];
+		uint8_t hows[LT_MAX_USER];
+		unsigned n;
+		FILE *f;
+		int stop;
+
+		if (!strstr(e->d_name, ".fixture"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		f = fopen(path, "r");
+		cr_assert_not_null(f);
+		cr_assert_eq(uw_fixture__read(f, &fx, err, sizeof(err)), 0, "%s: %s", path, err);
+		fclose(f);
+		stop = uw_replay(&fx.snap, pcs, hows, LT_MAX_USER, &n);
+		cr_expect_eq(stop, fx.stop, "%s: stop %d, kernel %d", path, stop, fx.stop);
+		cr_expect_eq(n, fx.nframes, "%s: %u frames, kernel %u", path, n, fx.nframes);
+		for (unsigned i = 0; i < n && i < fx.nframes; i++) {
+			cr_expect_eq(pcs[i], fx.pcs[i], "%s: frame %u", path, i);
+			cr_expect_eq(hows[i], fx.hows[i], "%s: frame %u how", path, i);
+		}
+		uw_fixture__free(&fx);
+		checked++;
+	}
+	closedir(d);
+	cr_assert_geq(checked, 3, "want at least 3 fixtures, found %u", checked);
+}
+
+/* Malformed fixtures are rejected with a line number, never a crash. */
+Test(unwind, fixture_errors)
+{
+	static const char *bad[] = {
+		"nonsense\n",
+		"luatop-unwind-fixture 1\nstack 0x1000 4\nzz\n",
+		"luatop-unwind-fixture 1\nmapping 0x2000 0x1000 0 0 0\n",
+		"luatop-unwind-fixture 1\nmapping 0x1000 0x2000 0 0 5\n",
+		"luatop-unwind-fixture 1\nrule 99 0 0 0\n",
+		"luatop-unwind-fixture 1\nexpect 0 3\nframe 0x1 0\n",
+		"luatop-unwind-fixture 1\nwhat\n",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		FILE *f = fmemopen((void *)bad[i], strlen(bad[i]), "r");
+		struct uw_fixture fx;
+		char err[256] = "";
+
+		cr_assert_eq(uw_fixture__read(f, &fx, err, sizeof(err)), -EINVAL, "case %zu", i);
+		cr_assert(strncmp(err, "line ", 5) == 0, "case %zu: '%s'", i, err);
+		uw_fixture__free(&fx);
+		fclose(f);
+	}
+}

@@ -1,0 +1,145 @@
+/*
+** Text helpers for the TUI.
+*/
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tui/text.h"
+
+#define ELLIPSIS	0x2026	/* … */
+
+/* The code point of the UTF-8 sequence at s and its length; length 0 if invalid. */
+static uint32_t utf8_decode(const unsigned char *s, size_t *len)
+{
+	uint32_t c = s[0], min;
+	size_t n, i;
+
+	if (c < 0x80) {
+		*len = 1;
+		return c;
+	}
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, c &= 0x1f, min = 0x80;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, c &= 0x0f, min = 0x800;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, c &= 0x07, min = 0x10000;
+	else
+		return *len = 0;
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)	/* also stops at the NUL */
+			return *len = 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return *len = 0;
+	*len = n;
+	return c;
+}
+
+/* Decode s into one-cell characters. */
+size_t text__wide(const char *s, wchar_t *out, size_t max, int utf8)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = 0, len;
+
+	if (!s)
+		return 0;
+	while (*p && n < max) {
+		uint32_t c = utf8_decode(p, &len);
+
+		if (!len) {
+			len = 1;
+			c = '?';
+		} else if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0)) {
+			c = '?';
+		} else if (c >= 0x80 && (!utf8 || wcwidth((wchar_t)c) != 1)) {
+			c = '?';
+		}
+		out[n++] = (wchar_t)c;
+		p += len;
+	}
+	return n;
+}
+
+/* Cut s to cells, ending in an ellipsis. */
+static size_t cut(const wchar_t *s, wchar_t *out, size_t cells, int utf8)
+{
+	size_t keep;
+
+	if (cells == 1) {
+		out[0] = '.';
+		return 1;
+	}
+	keep = utf8 ? cells - 1 : cells - 2;
+	while (keep && s[keep - 1] == ' ')	/* "name.." rather than "name .." */
+		keep--;
+	wmemcpy(out, s, keep);
+	if (utf8) {
+		out[keep] = ELLIPSIS;
+		return keep + 1;
+	}
+	out[keep] = out[keep + 1] = '.';
+	return keep + 2;
+}
+
+/* Fit s[0..n) into cells. */
+size_t text__fit(const wchar_t *s, size_t n, wchar_t *out, size_t cells, int utf8)
+{
+	size_t p;
+
+	if (!cells)
+		return 0;
+	if (n <= cells) {
+		wmemcpy(out, s, n);
+		return n;
+	}
+	/* "name (chunk:line)": keep the name, elide where it is. */
+	for (p = 1; p + 1 < n; p++)
+		if (s[p] == ' ' && s[p + 1] == '(')
+			break;
+	if (p + 1 < n) {
+		const wchar_t *tail = utf8 ? L" (\x2026)" : L" (..)";
+		size_t tn = wcslen(tail);
+
+		if (p + tn <= cells) {
+			wmemcpy(out, s, p);
+			wmemcpy(out + p, tail, tn);
+			return p + tn;
+		}
+	}
+	return cut(s, out, cells, utf8);
+}
+
+/* v with thousands separators. */
+void text__count(char *out, size_t outsz, double v)
+{
+	char digits[32], tmp[48];
+	size_t n, i, j = 0;
+
+	if (!(v >= 0))
+		v = 0;
+	if (v > 9.2e18)
+		v = 9.2e18;
+	n = (size_t)snprintf(digits, sizeof(digits), "%llu", (unsigned long long)llround(v));
+	for (i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0)
+			tmp[j++] = ',';
+		tmp[j++] = digits[i];
+	}
+	tmp[j] = '\0';
+	snprintf(out, outsz, "%s", tmp);
+}
+
+/* Seconds as mm:ss or h:mm:ss. */
+void text__clock(char *out, size_t outsz, double secs)
+{
+	unsigned long s = secs > 0 ? (unsigned long)secs : 0;
+
+	if (s >= 3600)
+		snprintf(out, outsz, "%lu:%02lu:%02lu", s / 3600, s / 60 % 60, s % 60);
+	else
+		snprintf(out, outsz, "%02lu:%02lu", s / 60, s % 60);
+}

@@ -1,0 +1,51 @@
+/*
+** The live view (ncurses): what it needs from the outside world is a feed
+** of call trees and sampler statistics, so a live session and a saved
+** folded file look the same to it.
+*/
+#ifndef LUATOP_TUI_H
+#define LUATOP_TUI_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "profile/calltree.h"
+#include "profile/frames.h"
+
+/* LuaJIT VM states, as jit.p -jp=v names them (N I C G J). */
+enum tui_vm { TUI_VM_JIT, TUI_VM_INTERP, TUI_VM_C, TUI_VM_GC, TUI_VM_COMPILER, TUI_VM__COUNT };
+
+struct tui_stats {
+	uint64_t received;		/* samples taken in since the start */
+	uint64_t lost;			/* samples dropped before user space */
+	uint64_t vm[TUI_VM__COUNT];	/* samples by VM state; all 0: not known */
+	int exited;			/* every target has exited */
+	int failed;			/* sampling stopped (out of memory) */
+};
+
+struct tui_feed {
+	const char *who;		/* "PID 1234 (luajit)", or the file name */
+	const char *luajit;		/* LuaJIT flavour for the header; NULL: not known */
+	const char *snapname;		/* snapshot names: luatop-<snapname>-<time>.folded */
+	unsigned freq;			/* sampling rate in Hz; 0 for a file */
+	int live;			/* samples keep coming; 0 for a file */
+	double delay;			/* seconds between refreshes */
+	enum ct_window window;		/* window shown first */
+	int raw;			/* start on raw stacks */
+	struct frametab *frames;
+	struct calltree *tree[2];	/* merged, raw; a file gives the same tree twice */
+	int fd;				/* readable when samples wait; -1: none */
+	int (*pump)(void *ctx);		/* take waiting samples, never blocking; < 0: stopped */
+	void (*stats)(void *ctx, struct tui_stats *st);	/* NULL for a file */
+	void *ctx;
+	volatile sig_atomic_t *stop;	/* set by SIGINT/SIGTERM/SIGHUP */
+};
+
+/*
+** Run the view until q or *stop; sampling (pump) goes on whatever the view
+** does. Returns the exit status (0; 1 if the terminal could not be set up).
+** Snapshot paths are printed on stderr after the terminal is restored.
+*/
+int tui__run(struct tui_feed *f);
+
+#endif

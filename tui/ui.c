@@ -1,0 +1,217 @@
+/*
+** Shared helpers of the live view: frame paths (identity across refreshes),
+** which tree is shown, status messages, and the relayout that finds the zoom
+** root and the selection again after the tree changed.
+*/
+#include <curses.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tui/colors.h"
+#include "tui/text.h"
+#include "tui/ui.h"
+
+#define STATUS_SECS	6.0	/* how long a message stays */
+
+double ui__now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* -- Paths -------------------------------------------------------------- */
+
+/* Room for n frames in p. */
+static int path_reserve(struct path *p, uint32_t n)
+{
+	uint32_t cap = p->cap ? p->cap : 32, *v;
+
+	if (n <= p->cap)
+		return 0;
+	while (cap < n)
+		cap *= 2;
+	v = realloc(p->v, cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	p->v = v;
+	p->cap = cap;
+	return 0;
+}
+
+/* p becomes the path of node in t. */
+int path__of(struct path *p, const struct calltree *t, uint32_t node)
+{
+	uint32_t depth = calltree__depth(t, node);
+
+	if (path_reserve(p, depth + 1))
+		return -ENOMEM;
+	p->n = calltree__path(t, node, p->v, p->cap);
+	return 0;
+}
+
+/* dst becomes a copy of src. */
+int path__copy(struct path *dst, const struct path *src)
+{
+	if (path_reserve(dst, src->n + 1))
+		return -ENOMEM;
+	if (src->n)
+		memcpy(dst->v, src->v, src->n * sizeof(*src->v));
+	dst->n = src->n;
+	return 0;
+}
+
+/* Free p and empty it. */
+void path__free(struct path *p)
+{
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}
+
+/* -- The shown tree ----------------------------------------------------- */
+
+const struct calltree *ui__tree(const struct ui *u, int raw)
+{
+	return u->frozen_at ? u->frozen[raw] : u->feed->tree[raw];
+}
+
+/* A node's samples as shown: window and filter. */
+double ui__weight(const struct ui *u, uint32_t node)
+{
+	return calltree__weight(u->tree, node, u->window, u->fb_only);
+}
+
+/* A node's frame name; the root is "all". */
+const char *ui__name(const struct ui *u, uint32_t node)
+{
+	const struct frame *f;
+
+	if (node == CT_ROOT)
+		return "all";
+	f = frametab__get(u->feed->frames, calltree__frame(u->tree, node));
+	return f ? f->name : "?";
+}
+
+/* Whether most samples of node are fallback ones. */
+int ui__is_fallback(const struct ui *u, uint32_t node)
+{
+	double all = calltree__weight(u->tree, node, u->window, 0);
+	double fb = calltree__weight(u->tree, node, u->window, 1);
+
+	return fb > 0 && fb * 2 >= all;
+}
+
+/* A message on the status line for a few seconds. */
+void ui__status(struct ui *u, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(u->status, sizeof(u->status), fmt, ap);
+	va_end(ap);
+	u->status_err = err;
+	u->status_until = ui__now() + STATUS_SECS;
+}
+
+/* Select node: its path becomes the identity of the selection. */
+void ui__select(struct ui *u, uint32_t node)
+{
+	u->sel = node;
+	if (path__of(&u->sel_path, u->tree, node))
+		ui__status(u, 1, "out of memory");
+}
+
+/* -- Relayout ----------------------------------------------------------- */
+
+/* The node at p, or its deepest ancestor that exists and has samples. */
+static uint32_t resolve(const struct ui *u, const struct path *p)
+{
+	uint32_t x = calltree__find(u->tree, p->v, p->n, NULL);
+
+	while (x != CT_ROOT && !(ui__weight(u, x) > 0))
+		x = calltree__parent(u->tree, x);
+	return x;
+}
+
+/* Whether x is top or below it. */
+static int under(const struct calltree *t, uint32_t x, uint32_t top)
+{
+	uint32_t d = calltree__depth(t, top);
+
+	while (calltree__depth(t, x) > d)
+		x = calltree__parent(t, x);
+	return x == top;
+}
+
+/* Find zoom root and selection in the shown tree again and lay out the icicle. */
+void ui__relayout(struct ui *u)
+{
+	struct layout_req r;
+	int rel;
+
+	u->tree = ui__tree(u, u->raw);
+	u->lines = LINES;
+	u->cols = COLS;
+	u->crumb = u->lines >= 14;
+	u->body_y = UI_HEADER_ROWS;
+	u->body_h = u->lines - UI_HEADER_ROWS - 3 - u->crumb;
+	if (u->body_h < 1)
+		u->body_h = 1;
+	u->top = resolve(u, &u->zoom);
+	u->sel = resolve(u, &u->sel_path);
+	if (!under(u->tree, u->sel, u->top))
+		u->sel = u->top;
+	/* Keep the selected row on screen. */
+	rel = (int)(calltree__depth(u->tree, u->sel) - calltree__depth(u->tree, u->top));
+	if (rel < u->scroll)
+		u->scroll = rel;
+	if (rel >= u->scroll + u->body_h)
+		u->scroll = rel - u->body_h + 1;
+	if (u->scroll < 0)
+		u->scroll = 0;
+	r = (struct layout_req){
+		.tree = u->tree, .top = u->top, .window = u->window,
+		.fallback_only = u->fb_only, .cols = u->cols, .rows = u->body_h,
+		.scroll = u->scroll,
+	};
+	if (layout__build(&u->lay, &r))
+		ui__status(u, 1, "out of memory");
+	/* Too narrow to draw: show the nearest ancestor that is drawn as selected. */
+	while (u->sel != u->top && layout__find(&u->lay, u->sel) < 0)
+		u->sel = calltree__parent(u->tree, u->sel);
+	search__update(u);
+}
+
+/* -- Drawing helpers ---------------------------------------------------- */
+
+int ui__put(const struct ui *u, int y, int x, int w, int role, const char *s)
+{
+	wchar_t buf[512];
+	size_t n;
+
+	if (w <= 0 || x >= COLS || y >= LINES)
+		return 0;
+	if (x + w > COLS)
+		w = COLS - x;
+	n = text__wide(s, buf, (size_t)w < 511 ? (size_t)w : 511, u->utf8);
+	buf[n] = 0;
+	attrset(colors__attr(role));
+	mvaddnwstr(y, x, buf, (int)n);
+	attrset(A_NORMAL);
+	return (int)n;
+}
+
+/* Blank cells in a role. */
+void ui__fill(int y, int x, int w, int role)
+{
+	if (x >= COLS || y >= LINES || w <= 0)
+		return;
+	if (x + w > COLS)
+		w = COLS - x;
+	mvhline(y, x, ' ' | colors__attr(role), w);
+}

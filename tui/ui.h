@@ -1,0 +1,137 @@
+/*
+** State of the live view, shared by its parts: the loop (screen.c), the
+** actions, and the drawing of header, icicle, footer and help.
+*/
+#ifndef LUATOP_TUI_UI_H
+#define LUATOP_TUI_UI_H
+
+#include <regex.h>
+#include <stdint.h>
+
+#include "tui/keys.h"
+#include "tui/layout.h"
+#include "tui/tui.h"
+
+#define UI_MIN_COLS	40	/* below this size: the "too small" screen */
+#define UI_MIN_ROWS	10
+#define UI_HEADER_ROWS	2
+#define UI_MAX_SAVED	32	/* snapshot paths remembered for the exit message */
+
+/* Reactions: what an action asks of the loop (htop's Htop_Reaction). */
+enum {
+	RE_NONE		= 0,
+	RE_REDRAW	= 0x1,	/* lay out again and draw now */
+	RE_CLEAR	= 0x2,	/* repaint the whole terminal */
+	RE_QUIT		= 0x4,
+};
+
+/* A node's identity: its frame ids from the root. */
+struct path {
+	uint32_t *v;
+	uint32_t n, cap;
+};
+
+enum prompt_kind { PROMPT_NONE, PROMPT_SEARCH, PROMPT_DELAY };
+
+struct search {
+	int on;			/* a pattern is set */
+	regex_t re;
+	char text[256];		/* the pattern as typed */
+	unsigned char *hit;	/* per frame id: 0 not tested yet, 1 no match, 2 match */
+	uint32_t nhit;		/* entries in hit */
+	double weight;		/* samples under matching frames (not counted twice) */
+};
+
+struct ui {
+	struct tui_feed *feed;
+	struct tui_stats st;		/* from the feed, at the last refresh */
+	struct calltree *frozen[2];	/* copies shown while frozen, else NULL */
+	int raw;			/* showing raw stacks */
+	enum ct_window window;
+	int fb_only;			/* showing fallback stacks only */
+	double frozen_at;		/* monotonic seconds; 0: not frozen */
+	double started;			/* start, or the last R */
+	double exited_at;		/* when every target was seen gone; 0: running */
+	double delay;			/* refresh interval, seconds */
+	int help;			/* the help screen is up */
+	int utf8;			/* the terminal takes UTF-8: glyphs, else ASCII */
+
+	/* What is on screen, worked out again at every refresh (ui__relayout). */
+	const struct calltree *tree;	/* shown: live or frozen, merged or raw */
+	uint32_t top;			/* zoom root node */
+	uint32_t sel;			/* selected node (the path's deepest visible) */
+	int lines, cols;		/* terminal size */
+	int body_y, body_h;		/* icicle rows */
+	int crumb;			/* the breadcrumb line is shown */
+	int scroll;			/* depth below top on the first icicle row */
+	struct layout lay;
+
+	/* Identity, kept across refreshes as frame paths. */
+	struct path zoom;		/* zoom root */
+	struct path sel_path;		/* selection */
+	struct path memo;		/* the callee left with k, for j */
+	struct path *zstack;		/* earlier zoom roots, for Esc */
+	uint32_t nzstack, capzstack;
+
+	struct search search;
+	enum prompt_kind prompt;	/* a line being typed in the status line */
+	char line[256];
+	size_t len;
+	char status[512];		/* message on the status line */
+	int status_err;
+	double status_until;		/* monotonic seconds; 0: until replaced */
+	char *saved[UI_MAX_SAVED];	/* snapshots written, for the exit message */
+	unsigned nsaved;
+};
+
+/* -- ui.c: shared helpers ----------------------------------------------- */
+
+double ui__now(void);			/* CLOCK_MONOTONIC, seconds */
+int path__of(struct path *p, const struct calltree *t, uint32_t node);	/* 0 or -ENOMEM */
+int path__copy(struct path *dst, const struct path *src);
+void path__free(struct path *p);
+/* The tree to show for raw (0/1): the frozen copy while frozen. */
+const struct calltree *ui__tree(const struct ui *u, int raw);
+/* Weight of node in the shown tree under the current window and filter. */
+double ui__weight(const struct ui *u, uint32_t node);
+/* Resolve zoom and selection in the shown tree, then lay out the icicle. */
+void ui__relayout(struct ui *u);
+/* Select node (of the shown tree): it becomes the selection's identity. */
+void ui__select(struct ui *u, uint32_t node);
+/* Show a message on the status line for a few seconds. */
+void ui__status(struct ui *u, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* A frame's name as text (kernel frames get no suffix here), never NULL. */
+const char *ui__name(const struct ui *u, uint32_t node);
+/* A node drawn as a fallback frame: most of its samples are fallback. */
+int ui__is_fallback(const struct ui *u, uint32_t node);
+/* Write UTF-8 s at (y, x) in role r, at most w cells; returns the cells written. */
+int ui__put(const struct ui *u, int y, int x, int w, int role, const char *s);
+/* Paint cells [x, x + w) of row y blank in role r. */
+void ui__fill(int y, int x, int w, int role);
+
+/* -- Parts -------------------------------------------------------------- */
+
+int actions__do(struct ui *u, enum action a);		/* reactions */
+void header__draw(struct ui *u);
+void icicle__draw(struct ui *u);
+void footer__draw(struct ui *u);
+void help__draw(struct ui *u);
+void prompt__open(struct ui *u, enum prompt_kind kind, const char *text);
+int prompt__key(struct ui *u, int ch);			/* reactions */
+/* Set the search pattern ("" clears it); 0, or -EINVAL with the reason on the status line. */
+int search__set(struct ui *u, const char *text);
+void search__clear(struct ui *u);
+int search__hit(struct ui *u, uint32_t node);		/* node's frame matches */
+void search__update(struct ui *u);			/* the matched share, after a relayout */
+/* Select the next (dir > 0) or previous match on screen after the selection; 0 or -ENOENT. */
+int search__step(struct ui *u, int dir);
+/* Write what is shown to luatop-<name>-<time>.folded; 0 or -errno. */
+int snapshot__save(struct ui *u);
+/* Lay out and draw everything (also used by bench/tui_render.c). */
+void screen__draw(struct ui *u);
+/* Set up u for feed f (no terminal work); 0 or -ENOMEM. */
+int screen__init(struct ui *u, struct tui_feed *f);
+void screen__fini(struct ui *u);
+
+#endif

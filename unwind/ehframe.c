@@ -1,0 +1,884 @@
+/*
+** .eh_frame/.debug_frame -> sorted {pc_off, rule} rows and a deduplicated rule table.
+**
+** add_section walks a section twice: once for its CIEs (so an FDE may point at a
+** CIE anywhere, as .debug_frame allows), once for its FDEs. Each FDE runs its
+** program (cfa.c) into rows of its own, clipped to [pc_begin, pc_end). finish then
+** sweeps all FDE ranges in address order and, wherever several overlap, takes
+** the rows of the one with the highest priority (.eh_frame over .debug_frame,
+** later over earlier), filling every gap and every FDE end with LT_UW_INVALID.
+**
+** Decisions worth knowing:
+** - A zero length word is a terminator entry; walking goes on after it, as
+**   readelf does and as the eh_frame_hdr-driven runtime lookup effectively does.
+** - In .eh_frame a 64-bit length (0xffffffff) keeps a 4-byte CIE id/pointer
+**   (LSB spec, LLVM); in .debug_frame it widens them to 8 bytes (DWARF).
+** - FDEs at address 0 (or the ~0/~1 tombstones in .debug_frame) describe code a
+**   linker discarded: skipped, never counted as overlaps.
+** - DW_EH_PE_indirect for pc_begin would need a relocated GOT read: unsupported,
+**   the FDE is skipped (counted in nbad), as are textrel/funcrel/aligned, and
+**   datarel unless uw_table__set_datarel_base gave a base.
+** - CIE augmentations z, R, P, L, S; any other letter rejects the CIE (its
+**   meaning is unknown, so its rows cannot be trusted).
+** - Relocatable objects (ET_REL) are refused: their addresses are unrelocated.
+** - SHF_COMPRESSED sections are inflated with zlib (ELFCOMPRESS_ZLIB only, up to
+**   UW_INFLATE_MAX); others are skipped.
+*/
+#include <errno.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "unwind/cfa.h"
+#include "unwind/ehframe.h"
+
+#define UW_CIES_MAX	65536		/* CIEs per section; FDEs using more are skipped */
+#define UW_INFLATE_MAX	(512u << 20)	/* largest compressed .debug_frame we inflate */
+
+struct uw_fde {
+	uint64_t lo, hi;	/* [pc_begin, pc_end) */
+	uint64_t prio;		/* higher wins where FDEs overlap */
+	size_t first;		/* its rows: brows[first .. first+n) */
+	size_t n;
+};
+
+struct uw_brow {		/* a row while building */
+	uint64_t pc;		/* ELF vaddr */
+	uint32_t rule;		/* index into rules */
+};
+
+struct uw_table {
+	struct lt_uw_row *rows;	/* the result, after finish */
+	size_t nrows, rows_cap;
+	struct lt_uw_rule *rules;	/* deduplicated; [0] is LT_UW_INVALID */
+	size_t nrules, rules_cap;
+	uint32_t *hash;		/* open addressing over rules: index + 1, 0 = empty */
+	size_t hash_cap;	/* a power of two */
+	struct uw_fde *fdes;	/* building: one per accepted FDE */
+	size_t nfdes, fdes_cap;
+	struct uw_brow *brows;	/* building: the rows of all FDEs */
+	size_t nbrows, brows_cap;
+	uint64_t seq;		/* FDEs seen: the priority of the next one */
+	size_t nbad;		/* CIEs/FDEs skipped as malformed or unsupported */
+	uint64_t dbase;		/* DW_EH_PE_datarel base, if has_dbase */
+	uint8_t has_dbase;
+	uint8_t finished;
+};
+
+struct uw_cie {			/* a parsed CIE of the current section */
+	size_t off;		/* its offset in the section */
+	uint8_t ok;		/* 0: malformed, FDEs using it are skipped */
+	uint8_t aug_z;		/* 'z': FDEs carry augmentation data */
+	struct cfa_cie c;
+};
+
+struct uw_ent {			/* one CIE or FDE entry of a section */
+	size_t off;		/* offset of its length field */
+	size_t cie_off;		/* FDE: offset of its CIE */
+	uint8_t is_cie;
+	uint8_t bad_ptr;	/* FDE: its CIE pointer points outside the section */
+	struct dw_cur body;	/* after the id field up to the entry's end */
+};
+
+/* -- Growth and rule interning -------------------------------------------- */
+
+/* Make room for one more element of size sz in *p (capacity *cap). */
+static int grow(void **p, size_t *cap, size_t n, size_t sz)
+{
+	size_t c;
+	void *q;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 64;
+	if (c > SIZE_MAX / sz)
+		return -ENOMEM;
+	q = realloc(*p, c * sz);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+/* Multiplicative hash of a rule's 8 bytes into cap (a power of two) slots. */
+static size_t rule_hash(const struct lt_uw_rule *r, size_t cap)
+{
+	uint64_t k;
+
+	memcpy(&k, r, sizeof(k));
+	return (size_t)((k * 0x9e3779b97f4a7c15ull) >> 32) & (cap - 1);
+}
+
+/* Double the hash table and reinsert every rule. */
+static int rehash(struct uw_table *t)
+{
+	size_t cap = t->hash_cap ? t->hash_cap * 2 : 256;
+	uint32_t *h = calloc(cap, sizeof(*h));
+
+	if (!h)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nrules; i++) {
+		size_t j = rule_hash(&t->rules[i], cap);
+
+		while (h[j])
+			j = (j + 1) & (cap - 1);
+		h[j] = (uint32_t)i + 1;
+	}
+	free(t->hash);
+	t->hash = h;
+	t->hash_cap = cap;
+	return 0;
+}
+
+/* The index of rule r, added if new: >= 0, or -ENOMEM. */
+static int64_t rule_intern(struct uw_table *t, struct lt_uw_rule r)
+{
+	size_t j;
+
+	if ((t->nrules + 1) * 2 > t->hash_cap && rehash(t))
+		return -ENOMEM;
+	for (j = rule_hash(&r, t->hash_cap); t->hash[j]; j = (j + 1) & (t->hash_cap - 1)) {
+		if (!memcmp(&t->rules[t->hash[j] - 1], &r, sizeof(r)))
+			return t->hash[j] - 1;
+	}
+	if (t->nrules >= UINT32_MAX - 1 ||
+	    grow((void **)&t->rules, &t->rules_cap, t->nrules, sizeof(r)))
+		return -ENOMEM;
+	t->rules[t->nrules] = r;
+	t->hash[j] = (uint32_t)++t->nrules;
+	return (int64_t)t->nrules - 1;
+}
+
+/* -- Section walking ------------------------------------------------------ */
+
+/*
+** The entry at *pos: 1 and *e, 2 for an entry to skip (a terminator, or too
+** short: counted by the caller when bad is set), 0 at the end, or -1 when its
+** length runs past the section (nothing after it can be found).
+*/
+static int next_entry(const uint8_t *d, size_t len, size_t *pos, int is_eh,
+		      struct uw_ent *e, int *bad)
+{
+	struct dw_cur c;
+	uint64_t n, id;
+	size_t idsz = 4;
+
+	*bad = 0;
+	if (*pos >= len)
+		return 0;
+	c = (struct dw_cur){ .p = d + *pos, .end = d + len };
+	n = dw_un(&c, 4);
+	if (n == 0xffffffff) {
+		n = dw_un(&c, 8);	/* 64-bit DWARF */
+		if (!is_eh)
+			idsz = 8;
+	} else if (n >= 0xfffffff0) {
+		return -1;		/* reserved lengths */
+	}
+	if (c.err || n > dw_left(&c))
+		return -1;
+	e->off = *pos;
+	*pos = (size_t)(c.p - d) + (size_t)n;
+	if (n == 0)
+		return 2;		/* terminator */
+	if (n < idsz) {
+		*bad = 1;
+		return 2;
+	}
+	e->body = (struct dw_cur){ .p = c.p + idsz, .end = c.p + n };
+	id = dw_un(&c, idsz);
+	e->bad_ptr = 0;
+	if (is_eh) {
+		e->is_cie = id == 0;
+		/* The CIE pointer counts back from the pointer field itself. */
+		e->bad_ptr = id > (uint64_t)(c.p - d) - idsz;
+		e->cie_off = e->bad_ptr ? 0 : (size_t)((uint64_t)(c.p - d) - idsz - id);
+	} else {
+		e->is_cie = id == (idsz == 8 ? UINT64_MAX : 0xffffffffu);
+		e->bad_ptr = id >= len;
+		e->cie_off = e->bad_ptr ? 0 : (size_t)id;
+	}
+	return 1;
+}
+
+/* Parse a CIE body into *ce; ce->ok says whether it is usable. */
+static void parse_cie(const struct uw_ent *e, const struct dw_ptrctx *x, int is_eh,
+		      struct uw_cie *ce)
+{
+	struct dw_cur c = e->body;
+	struct cfa_cie *cie = &ce->c;
+	const char *aug;
+	uint64_t ver, ra;
+	size_t alen;
+
+	memset(ce, 0, sizeof(*ce));
+	ce->off = e->off;
+	cie->is_eh = (uint8_t)is_eh;
+	cie->x = *x;
+	cie->ptr_enc = 0;	/* DW_EH_PE_absptr unless 'R' */
+	ver = dw_un(&c, 1);
+	if (c.err || !(ver == 1 || ver == 3 || (!is_eh && ver == 4)))
+		return;
+	aug = (const char *)c.p;
+	alen = strnlen(aug, dw_left(&c));
+	if (alen == dw_left(&c))
+		return;		/* unterminated */
+	dw_skip(&c, alen + 1);
+	if (ver == 4) {
+		uint64_t asz = dw_un(&c, 1), seg = dw_un(&c, 1);
+
+		if (c.err || (asz != 4 && asz != 8) || seg != 0)
+			return;
+		cie->x.addr_size = (uint8_t)asz;
+	}
+	cie->caf = dw_uleb(&c);
+	cie->daf = dw_sleb(&c);
+	ra = ver == 1 ? dw_un(&c, 1) : dw_uleb(&c);
+	if (c.err || ra != CFA_REG_RA)
+		return;
+	if (aug[0] == 'z') {
+		uint64_t n = dw_uleb(&c);
+		struct dw_cur a = { .p = c.p, .end = c.p + (n <= dw_left(&c) ? n : 0) };
+
+		if (c.err || n > dw_left(&c))
+			return;
+		dw_skip(&c, n);
+		ce->aug_z = 1;
+		for (size_t i = 1; i < alen; i++) {
+			switch (aug[i]) {
+			case 'R':
+				cie->ptr_enc = (uint8_t)dw_un(&a, 1);
+				break;
+			case 'P': {
+				uint8_t enc = (uint8_t)dw_un(&a, 1);
+
+				if (a.err || dw_skip_ptr(&a, enc, cie->x.addr_size))
+					return;
+				break;
+			}
+			case 'L':
+				dw_un(&a, 1);	/* the LSDA itself is in FDE data we skip */
+				break;
+			case 'S':
+				cie->signal = 1;
+				break;
+			default:
+				return;		/* unknown meaning: do not guess */
+			}
+			if (a.err)
+				return;
+		}
+	} else if (alen) {
+		return;		/* "eh" and other pre-'z' augmentations */
+	}
+	if (cfa__run(cie, c.p, dw_left(&c), 0, 0, NULL, NULL, &cie->init))
+		return;
+	ce->ok = 1;
+}
+
+/* The CIE at section offset off (the array is sorted by offset), or NULL. */
+static const struct uw_cie *find_cie(const struct uw_cie *cies, size_t n, size_t off)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cies[mid].off == off)
+			return cies[mid].ok ? &cies[mid] : NULL;
+		if (cies[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* cfa_row_fn: append a row to the FDE being built (the last one). */
+static int push_row(void *arg, uint64_t loc, struct lt_uw_rule rule)
+{
+	struct uw_table *t = arg;
+	struct uw_fde *f = &t->fdes[t->nfdes - 1];
+	int64_t idx = rule_intern(t, rule);
+
+	if (idx < 0)
+		return (int)idx;
+	if (f->n) {
+		struct uw_brow *last = &t->brows[t->nbrows - 1];
+
+		if (last->pc == loc) {	/* an advance by 0: the later row wins */
+			last->rule = (uint32_t)idx;
+			if (f->n > 1 && last[-1].rule == last->rule) {
+				t->nbrows--;
+				f->n--;
+			}
+			return 0;
+		}
+		if (last->rule == (uint32_t)idx)
+			return 0;
+	}
+	if (grow((void **)&t->brows, &t->brows_cap, t->nbrows, sizeof(*t->brows)))
+		return -ENOMEM;
+	t->brows[t->nbrows++] = (struct uw_brow){ .pc = loc, .rule = (uint32_t)idx };
+	f->n++;
+	return 0;
+}
+
+/* Is lo a discarded-code address rather than code? */
+static int discarded(uint64_t lo, const struct cfa_cie *cie)
+{
+	if (lo == 0)
+		return 1;
+	if (cie->is_eh)
+		return 0;
+	if (cie->x.addr_size == 4)
+		return lo >= 0xfffffffeu;
+	return lo >= UINT64_MAX - 1;
+}
+
+/* Parse one FDE and run its program: 0 (added or skipped), or -errno. */
+static int add_fde(struct uw_table *t, const struct uw_ent *e, const struct uw_cie *ce)
+{
+	const struct cfa_cie *cie = &ce->c;
+	struct cfa_state st = cie->init;
+	struct dw_cur c = e->body;
+	uint64_t lo, range;
+	struct uw_fde *f;
+	int err;
+
+	if (cie->is_eh) {
+		if (cie->ptr_enc & DW_EH_PE_indirect ||
+		    dw_read_ptr(&c, cie->ptr_enc, &cie->x, &lo) ||
+		    dw_read_ptr(&c, cie->ptr_enc & 0x0f, &cie->x, &range))
+			goto bad;
+	} else {
+		lo = dw_un(&c, cie->x.addr_size);
+		range = dw_un(&c, cie->x.addr_size);
+	}
+	if (ce->aug_z)
+		dw_skip(&c, dw_uleb(&c));
+	if (c.err)
+		goto bad;
+	if (!range || discarded(lo, cie))
+		return 0;
+	if (lo + range < lo)
+		goto bad;
+	if (lo + range > UINT32_MAX)
+		return -EOVERFLOW;	/* pc_off is a u32 */
+	if (grow((void **)&t->fdes, &t->fdes_cap, t->nfdes, sizeof(*t->fdes)))
+		return -ENOMEM;
+	f = &t->fdes[t->nfdes++];
+	*f = (struct uw_fde){ .lo = lo, .hi = lo + range, .first = t->nbrows,
+			      .prio = (uint64_t)cie->is_eh << 63 | t->seq++ };
+	err = cfa__run(cie, c.p, dw_left(&c), f->lo, f->hi, push_row, t, &st);
+	if (!err && f->n)	/* push_row grows brows, never fdes: f stays valid */
+		return 0;
+	t->nbrows = f->first;	/* drop its rows */
+	t->nfdes--;
+	if (err && err != -EBADMSG)
+		return err;
+bad:
+	t->nbad++;
+	return 0;
+}
+
+/* Parse a raw .eh_frame or .debug_frame (see ehframe.h). */
+int uw_table__add_section(struct uw_table *t, const uint8_t *data, size_t len,
+			  uint64_t section_vaddr, int is_eh)
+{
+	struct dw_ptrctx x = { .sec = data, .sec_vaddr = section_vaddr, .addr_size = 8 };
+	struct uw_cie *cies = NULL;
+	size_t ncies = 0, cap = 0, pos = 0;
+	struct uw_ent e;
+	int r, bad, err = 0;
+
+	if (!t || t->finished || (!data && len))
+		return -EINVAL;
+	x.dbase = t->dbase;
+	x.has_dbase = t->has_dbase;
+	is_eh = !!is_eh;
+	while ((r = next_entry(data, len, &pos, is_eh, &e, &bad)) > 0) {	/* CIEs */
+		t->nbad += (size_t)bad;
+		if (r != 1 || !e.is_cie)
+			continue;
+		if (ncies == UW_CIES_MAX) {
+			t->nbad++;
+			continue;
+		}
+		if (grow((void **)&cies, &cap, ncies, sizeof(*cies))) {
+			free(cies);
+			return -ENOMEM;
+		}
+		parse_cie(&e, &x, is_eh, &cies[ncies]);
+		t->nbad += !cies[ncies].ok;
+		ncies++;
+	}
+	if (r < 0)
+		t->nbad++;	/* the entry whose length overran */
+	pos = 0;
+	while (!err && (r = next_entry(data, len, &pos, is_eh, &e, &bad)) > 0) {	/* FDEs */
+		const struct uw_cie *ce;
+
+		if (r != 1 || e.is_cie)
+			continue;
+		ce = e.bad_ptr ? NULL : find_cie(cies, ncies, e.cie_off);
+		if (!ce) {
+			t->nbad++;
+			continue;
+		}
+		err = add_fde(t, &e, ce);
+	}
+	free(cies);
+	return err;
+}
+
+/* -- Finishing: overlaps, gaps, merging ----------------------------------- */
+
+/* qsort: by start address, the higher priority first. */
+static int cmp_fde(const void *a, const void *b)
+{
+	const struct uw_fde *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->prio > y->prio ? -1 : x->prio < y->prio;
+}
+
+/* Append an output row, merging with the previous one where possible. */
+static int out_row(struct uw_table *t, uint64_t pc, uint32_t rule)
+{
+	if (t->nrows) {
+		struct lt_uw_row *last = &t->rows[t->nrows - 1];
+
+		if (last->pc_off == pc) {
+			last->rule = rule;
+			if (t->nrows > 1 && last[-1].rule == rule)
+				t->nrows--;
+			return 0;
+		}
+		if (last->rule == rule)
+			return 0;
+	}
+	if (grow((void **)&t->rows, &t->rows_cap, t->nrows, sizeof(*t->rows)))
+		return -ENOMEM;
+	t->rows[t->nrows++] = (struct lt_uw_row){ .pc_off = (__u32)pc, .rule = rule };
+	return 0;
+}
+
+/* Max-heap on FDE priority: restore order after h[i] moved up. */
+static void heap_up(uint32_t *h, size_t i, const struct uw_fde *f)
+{
+	while (i && f[h[(i - 1) / 2]].prio < f[h[i]].prio) {
+		uint32_t tmp = h[i];
+
+		h[i] = h[(i - 1) / 2];
+		h[(i - 1) / 2] = tmp;
+		i = (i - 1) / 2;
+	}
+}
+
+/* Max-heap: restore order after h[0] was replaced. */
+static void heap_down(uint32_t *h, size_t n, const struct uw_fde *f)
+{
+	size_t i = 0;
+
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		uint32_t tmp;
+
+		if (l < n && f[h[l]].prio > f[h[m]].prio)
+			m = l;
+		if (l + 1 < n && f[h[l + 1]].prio > f[h[m]].prio)
+			m = l + 1;
+		if (m == i)
+			return;
+		tmp = h[i];
+		h[i] = h[m];
+		h[m] = tmp;
+		i = m;
+	}
+}
+
+/* Emit the rows of FDE f that cover [from, to). */
+static int out_fde(struct uw_table *t, const struct uw_fde *f, uint64_t from, uint64_t to)
+{
+	const struct uw_brow *r = t->brows + f->first;
+	size_t lo = 0, hi = f->n;
+	int err;
+
+	while (lo < hi) {	/* first row past from */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r[mid].pc <= from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Rows start at f->lo <= from, so lo >= 1. */
+	if ((err = out_row(t, from, r[lo - 1].rule)))
+		return err;
+	for (; lo < f->n && r[lo].pc < to; lo++)
+		if ((err = out_row(t, r[lo].pc, r[lo].rule)))
+			return err;
+	return 0;
+}
+
+/* The sweep: at every point, the rows of the highest-priority FDE covering it. */
+static int sweep(struct uw_table *t)
+{
+	const struct uw_fde *f = t->fdes;
+	size_t n = t->nfdes, i = 0, nh = 0;
+	uint32_t *h;
+	uint64_t pos;
+	int err = 0;
+
+	if (!n)
+		return 0;
+	if (n > UINT32_MAX || !(h = malloc(n * sizeof(*h))))
+		return -ENOMEM;
+	qsort(t->fdes, n, sizeof(*t->fdes), cmp_fde);
+	pos = f[0].lo;
+	while (!err) {
+		uint64_t end;
+
+		for (; i < n && f[i].lo <= pos; i++) {
+			h[nh] = (uint32_t)i;
+			heap_up(h, nh++, f);
+		}
+		while (nh && f[h[0]].hi <= pos) {	/* lazily drop ended FDEs */
+			h[0] = h[--nh];
+			heap_down(h, nh, f);
+		}
+		if (!nh) {	/* a gap, or past the last FDE */
+			err = out_row(t, pos, 0);
+			if (i == n)
+				break;
+			pos = f[i].lo;
+			continue;
+		}
+		end = f[h[0]].hi;
+		if (i < n && f[i].lo < end)
+			end = f[i].lo;
+		err = out_fde(t, &f[h[0]], pos, end);
+		pos = end;
+	}
+	free(h);
+	return err;
+}
+
+/* Keep the rules rows use, INVALID first, in order of first use. */
+static int compact_rules(struct uw_table *t)
+{
+	uint32_t *map = malloc(t->nrules * sizeof(*map));
+	struct lt_uw_rule *rules;
+	size_t n = 1;
+
+	if (!map)
+		return -ENOMEM;
+	rules = malloc(t->nrules * sizeof(*rules));
+	if (!rules) {
+		free(map);
+		return -ENOMEM;
+	}
+	memset(map, 0xff, t->nrules * sizeof(*map));
+	map[0] = 0;
+	rules[0] = t->rules[0];
+	for (size_t i = 0; i < t->nrows; i++) {
+		uint32_t r = t->rows[i].rule;
+
+		if (map[r] == UINT32_MAX) {
+			map[r] = (uint32_t)n;
+			rules[n++] = t->rules[r];
+		}
+		t->rows[i].rule = map[r];
+	}
+	free(map);
+	free(t->rules);
+	t->rules = rules;
+	t->nrules = t->rules_cap = n;
+	return 0;
+}
+
+/* Resolve overlaps, merge, dedupe; the building state is freed. */
+int uw_table__finish(struct uw_table *t)
+{
+	int err;
+
+	if (!t || t->finished)
+		return -EINVAL;
+	err = sweep(t);
+	if (!err)
+		err = compact_rules(t);
+	if (err)
+		return err;
+	t->finished = 1;
+	free(t->fdes);
+	free(t->brows);
+	free(t->hash);
+	t->fdes = NULL;
+	t->brows = NULL;
+	t->hash = NULL;
+	t->nfdes = t->nbrows = t->fdes_cap = t->brows_cap = t->hash_cap = 0;
+	return 0;
+}
+
+/* -- Public API ----------------------------------------------------------- */
+
+/* An empty table whose rule 0 is LT_UW_INVALID. */
+struct uw_table *uw_table__new(void)
+{
+	struct uw_table *t = calloc(1, sizeof(*t));
+
+	if (!t) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (rule_intern(t, (struct lt_uw_rule){ .kind = LT_UW_INVALID }) != 0) {
+		uw_table__delete(t);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return t;
+}
+
+/* Set the DW_EH_PE_datarel base. */
+void uw_table__set_datarel_base(struct uw_table *t, uint64_t vaddr)
+{
+	if (!t)
+		return;
+	t->dbase = vaddr;
+	t->has_dbase = 1;
+}
+
+/* Free everything; NULL is fine. */
+void uw_table__delete(struct uw_table *t)
+{
+	if (!t)
+		return;
+	free(t->rows);
+	free(t->rules);
+	free(t->hash);
+	free(t->fdes);
+	free(t->brows);
+	free(t);
+}
+
+/* Rows (0 before finish). */
+size_t uw_table__nrows(const struct uw_table *t)
+{
+	return t && t->finished ? t->nrows : 0;
+}
+
+/* The row array, or NULL before finish. */
+const struct lt_uw_row *uw_table__rows(const struct uw_table *t)
+{
+	return t && t->finished ? t->rows : NULL;
+}
+
+/* Rules (0 before finish). */
+size_t uw_table__nrules(const struct uw_table *t)
+{
+	return t && t->finished ? t->nrules : 0;
+}
+
+/* The rule array, or NULL before finish. */
+const struct lt_uw_rule *uw_table__rules(const struct uw_table *t)
+{
+	return t && t->finished ? t->rules : NULL;
+}
+
+/* Skipped CIEs/FDEs. */
+size_t uw_table__nbad(const struct uw_table *t)
+{
+	return t ? t->nbad : 0;
+}
+
+/* Binary search for the last row at or below vaddr. */
+const struct lt_uw_rule *uw_table__lookup(const struct uw_table *t, uint64_t vaddr)
+{
+	size_t lo = 0, hi;
+
+	if (!t || !t->finished || !t->nrows)
+		return NULL;
+	hi = t->nrows;
+	while (lo < hi) {	/* first row past vaddr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->rows[mid].pc_off <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &t->rules[t->rows[lo - 1].rule] : NULL;
+}
+
+/* -- ELF files ------------------------------------------------------------ */
+
+/* Inflate a SHF_COMPRESSED (zlib) section: a malloc'd buffer, or NULL to skip it. */
+static uint8_t *inflate_scn(Elf_Scn *scn, size_t *outlen)
+{
+	Elf_Data *d = elf_rawdata(scn, NULL);
+	Elf64_Chdr ch;
+	uLongf n;
+	uint8_t *out;
+
+	if (!d || !d->d_buf || d->d_size < sizeof(ch))
+		return NULL;
+	memcpy(&ch, d->d_buf, sizeof(ch));
+	if (ch.ch_type != ELFCOMPRESS_ZLIB || !ch.ch_size || ch.ch_size > UW_INFLATE_MAX)
+		return NULL;	/* zstd and others: not supported */
+	n = (uLongf)ch.ch_size;
+	out = malloc(n);
+	if (!out)
+		return NULL;
+	if (uncompress(out, &n, (const Bytef *)d->d_buf + sizeof(ch),
+		       (uLong)(d->d_size - sizeof(ch))) != Z_OK || n != ch.ch_size) {
+		free(out);
+		return NULL;
+	}
+	*outlen = n;
+	return out;
+}
+
+/* Add one .eh_frame/.debug_frame section of an ELF file. */
+static int add_scn(struct uw_table *t, Elf_Scn *scn, const GElf_Shdr *sh, int is_eh)
+{
+	uint8_t *buf = NULL;
+	const void *p;
+	size_t n = 0;
+	int err;
+
+	if (sh->sh_flags & SHF_COMPRESSED) {
+		p = buf = inflate_scn(scn, &n);
+		if (!buf) {
+			t->nbad++;
+			return 0;
+		}
+	} else {
+		Elf_Data *d = elf_getdata(scn, NULL);
+
+		if (!d || !d->d_buf)
+			return 0;
+		p = d->d_buf;
+		n = d->d_size;
+	}
+	err = uw_table__add_section(t, p, n, sh->sh_addr, is_eh);
+	free(buf);
+	return err;
+}
+
+/* Build the table of an open libelf handle: NULL + errno. */
+static struct uw_table *from_elf(Elf *elf)
+{
+	struct uw_table *t;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	size_t shstrndx;
+	int err = 0;
+
+	if (elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) != ELFCLASS64 ||
+	    !gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 ||
+	    eh.e_ident[EI_DATA] != ELFDATA2LSB ||
+	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)) {	/* .o: unrelocated */
+		errno = ENOEXEC;
+		return NULL;
+	}
+	if (elf_getshdrstrndx(elf, &shstrndx)) {
+		errno = ENODATA;
+		return NULL;
+	}
+	if (!(t = uw_table__new()))
+		return NULL;
+	while (!err && (scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		if (!(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		if (!strcmp(name, ".eh_frame"))
+			err = add_scn(t, scn, &sh, 1);
+		else if (!strcmp(name, ".debug_frame"))
+			err = add_scn(t, scn, &sh, 0);
+	}
+	if (!err)
+		err = uw_table__finish(t);
+	if (!err && !t->nrows)
+		err = -ENODATA;
+	if (err) {
+		uw_table__delete(t);
+		errno = -err;
+		return NULL;
+	}
+	return t;
+}
+
+/* Build from an open regular file; the fd stays open. */
+struct uw_table *uw_table__from_elf_fd(int fd)
+{
+	struct uw_table *t;
+	struct stat st;
+	Elf *elf;
+	int e;
+
+	if (fstat(fd, &st))
+		return NULL;
+	if (!S_ISREG(st.st_mode)) {	/* a FIFO or device could block or misbehave */
+		errno = EINVAL;
+		return NULL;
+	}
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		errno = ELIBBAD;
+		return NULL;
+	}
+	/* ELF_C_READ (pread), not mmap: a target truncating the file cannot SIGBUS us. */
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf) {
+		errno = ENOEXEC;
+		return NULL;
+	}
+	t = from_elf(elf);
+	e = errno;
+	elf_end(elf);
+	errno = e;
+	return t;
+}
+
+/* Build from an image in memory, through a private copy libelf may modify. */
+struct uw_table *uw_table__from_elf_mem(const void *buf, size_t len)
+{
+	struct uw_table *t;
+	char *copy;
+	Elf *elf;
+	int e;
+
+	if (!buf || !len) {
+		errno = ENOEXEC;
+		return NULL;
+	}
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		errno = ELIBBAD;
+		return NULL;
+	}
+	if (!(copy = malloc(len))) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy(copy, buf, len);
+	elf = elf_memory(copy, len);
+	if (!elf) {
+		free(copy);
+		errno = ENOEXEC;
+		return NULL;
+	}
+	t = from_elf(elf);
+	e = errno;
+	elf_end(elf);
+	free(copy);
+	errno = e;
+	return t;
+}

@@ -1,0 +1,99 @@
+/*
+** The per-frame unwind step, written once: compiled into the BPF sampler and
+** into the user-space replayer that the unit tests drive with captured stacks.
+**
+** The includer defines, before including this file:
+**   LT_READ_USER(ctx, dst, size, addr)  -> 0 on success, non-zero on a fault
+**   LT_INLINE                            -> the inline attribute for its side
+** No libc, no libbpf: plain arithmetic on the rule and three registers.
+*/
+#ifndef LUATOP_UNWIND_STEP_H
+#define LUATOP_UNWIND_STEP_H
+
+#include "unwind/rule.h"
+
+/* Registers the unwinder tracks. */
+struct lt_uw_regs {
+	__u64 pc;
+	__u64 sp;
+	__u64 bp;
+};
+
+
+/*
+** Step from the frame in r to its caller, per the rule. Returns LT_STOP__COUNT
+** to go on (r now holds the caller), or the reason to stop.
+*/
+static LT_INLINE int lt_uw_step(void *ctx, const struct lt_uw_rule *rule,
+				struct lt_uw_regs *r, __u8 *how)
+{
+	__u64 cfa, ra, bp = r->bp, base;
+
+	switch (rule->kind) {
+	case LT_UW_CFA:
+		if (rule->cfa_reg == LT_UW_REG_RSP)
+			base = r->sp;
+		else if (rule->cfa_reg == LT_UW_REG_RBP)
+			base = r->bp;
+		else
+			return LT_STOP_BAD_RULE;
+		cfa = base + (__s64)rule->cfa_off;
+		if (rule->rbp_off != LT_UW_RBP_SAME &&
+		    LT_READ_USER(ctx, &bp, sizeof(bp), cfa + (__s64)rule->rbp_off))
+			return LT_STOP_READ_FAULT;
+		*how = LT_HOW_CFI;
+		break;
+	case LT_UW_PLT:
+		/* GCC's .plt CFI: rsp+8, or rsp+16 after the stub's push. */
+		cfa = r->sp + 8 + (((r->pc & 15) >= 11) ? 8 : 0);
+		*how = LT_HOW_PLT;
+		break;
+	case LT_UW_FP:
+		cfa = r->bp + 16;
+		if (LT_READ_USER(ctx, &bp, sizeof(bp), r->bp))
+			return LT_STOP_READ_FAULT;
+		*how = LT_HOW_FP;
+		break;
+	case LT_UW_SIGNAL:
+		base = r->sp + LT_SIGFRAME_MCTX;
+		if (LT_READ_USER(ctx, &bp, sizeof(bp), base + LT_SIGCTX_RBP) ||
+		    LT_READ_USER(ctx, &cfa, sizeof(cfa), base + LT_SIGCTX_RSP) ||
+		    LT_READ_USER(ctx, &ra, sizeof(ra), base + LT_SIGCTX_RIP))
+			return LT_STOP_READ_FAULT;
+		/* The interrupted pc is exact, not a return address: the caller
+		** of the next step must not subtract 1 (LT_HOW_SIGNAL says so). */
+		r->pc = ra;
+		r->sp = cfa;
+		r->bp = bp;
+		*how = LT_HOW_SIGNAL;
+		return ra ? LT_STOP__COUNT : LT_STOP_COMPLETE;
+	case LT_UW_STOP:
+		return LT_STOP_COMPLETE;
+	case LT_UW_LJ_VM:
+		/* Hook for the LuaJIT cframe rule (VM and trace code): until it
+		** lands, no table emits this kind. */
+		return LT_STOP_BAD_RULE;
+	default:
+		return LT_STOP_BAD_RULE;
+	}
+	if (LT_READ_USER(ctx, &ra, sizeof(ra), cfa - 8))
+		return LT_STOP_READ_FAULT;
+	if (cfa <= r->sp)
+		return LT_STOP_BAD_FRAME;	/* stacks grow down: callers live higher */
+	r->pc = ra;
+	r->sp = cfa;
+	r->bp = bp;
+	return ra ? LT_STOP__COUNT : LT_STOP_COMPLETE;
+}
+
+/*
+** The pc to look a frame's rule up with: a return address points after the
+** call, which may be the first byte of the next function; step back into the
+** call. The leaf and frames entered from a signal carry exact pcs.
+*/
+static LT_INLINE __u64 lt_uw_lookup_pc(__u64 pc, __u8 how)
+{
+	return (how == LT_HOW_LEAF || how == LT_HOW_SIGNAL) ? pc : pc - 1;
+}
+
+#endif
