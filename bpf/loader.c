@@ -191,6 +191,7 @@ static int load(struct sampler *s, const struct sampler_opts *o, char *err, size
 	if (rc)
 		return errf(err, errlen, rc, "cannot size the BPF maps: %s", strerror(-rc));
 	s->skel->rodata->capture_every = o->capture_every;
+	s->skel->rodata->wakeup_bytes = ringbuf_size(o->ringbuf_bytes) / 4;
 	rc = sampler_bpf__load(s->skel);
 	if (rc && geteuid() != 0)
 		return errf(err, errlen, rc, "cannot load the BPF sampler: %s%s", strerror(-rc),
@@ -266,9 +267,15 @@ int sampler__fd(const struct sampler *s)
 
 int sampler__poll(struct sampler *s, int timeout_ms)
 {
-	int n = ring_buffer__poll(s->rb, timeout_ms);
+	int n = ring_buffer__poll(s->rb, timeout_ms), m;
 
-	return n == -EINTR ? 0 : n;
+	if (n == -EINTR)
+		n = 0;
+	if (n < 0)
+		return n;
+	/* The BPF side rarely wakes us (see sampler.bpf.c): take what is there. */
+	m = ring_buffer__consume(s->rb);
+	return m < 0 ? m : n + m;
 }
 
 void sampler__drops(const struct sampler *s, uint64_t out[LT_DROP__COUNT])

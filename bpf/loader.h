@@ -38,7 +38,8 @@ int sampler__open(const struct sampler_opts *o, struct sampler **out, char *err,
 void sampler__detach(struct sampler *s);
 /* Stop sampling and free everything; NULL is fine. */
 void sampler__delete(struct sampler *s);
-/* A file descriptor that polls readable when samples wait. */
+/* A file descriptor that polls readable when the ring buffer fills up; samples
+** arrive without a wakeup otherwise, so call sampler__poll() on a timer too. */
 int sampler__fd(const struct sampler *s);
 /* Deliver waiting samples, waiting at most timeout_ms. Returns the count or -errno. */
 int sampler__poll(struct sampler *s, int timeout_ms);

@@ -16,6 +16,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Set by the loader before load. */
 const volatile __u32 capture_every = 0;	/* capture mode: every Nth sample, 0 = off */
+const volatile __u64 wakeup_bytes = 1 << 20;	/* wake the reader past this much data */
 
 #define LT_MAX_ROWS_DEFAULT	(1u << 20)
 #define LT_MAX_RULES		(1u << 16)
@@ -214,6 +215,7 @@ int sample(struct bpf_perf_event_data *ctx)
 	__u32 tgid = id >> 32, zero = 0, *slot;
 	struct lt_uw_regs start;
 	struct walk *w;
+	__u64 flags;
 	long n;
 
 	slot = bpf_map_lookup_elem(&targets, &tgid);
@@ -248,7 +250,12 @@ int sample(struct bpf_perf_event_data *ctx)
 		w->s.flags |= LT_SAMPLE_KERNEL_ERR;
 	w->s.n_kernel = frames_of(n);
 
-	if (bpf_ringbuf_output(&samples, &w->s, sizeof(w->s), 0))
+	/* A wakeup per sample costs more than the whole walk (an irq_work,
+	** ~8 us in a VM): user space polls on a timer and is woken only when
+	** the ring fills up. */
+	flags = bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) > wakeup_bytes ?
+		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	if (bpf_ringbuf_output(&samples, &w->s, sizeof(w->s), flags))
 		count_drop(LT_DROP_RINGBUF_FULL);
 	if (capture_every && !(w->s.flags & LT_SAMPLE_USER_ERR) &&
 	    ++w->count % capture_every == 0)
