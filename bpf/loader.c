@@ -157,6 +157,7 @@ static int add_targets(struct sampler *s, const struct sampler_opts *o,
 		.procs_fd = bpf_map__fd(s->skel->maps.uw_procs),
 		.rows_fd = bpf_map__fd(s->skel->maps.uw_rows),
 		.rules_fd = bpf_map__fd(s->skel->maps.uw_rules),
+		.lua_fd = bpf_map__fd(s->skel->maps.lua_cfg),
 		.max_rows = bpf_map__max_entries(s->skel->maps.uw_rows),
 		.max_rules = bpf_map__max_entries(s->skel->maps.uw_rules),
 	};

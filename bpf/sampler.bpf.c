@@ -66,6 +66,25 @@ struct {
 #define LT_UW_LOOP(n, cb, state) bpf_loop((n), (cb), (state), 0)
 #include "unwind/step.h"
 #include "unwind/lookup.h"
+#include "lua/cframe.h"
+#include "lua/walk.h"
+
+/* LuaJIT build facts per target (index: slot / 2); enabled = 0 if none. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, LT_MAX_TARGETS);
+	__type(key, __u32);
+	__type(value, struct lt_lua_cfg);
+} lua_cfg SEC(".maps");
+
+/* tid -> global_State last validated on that thread: samples in plain C code
+** (nginx's event loop, a C library) still find their VM. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, __u64);
+} gcache SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -86,8 +105,13 @@ struct walk {
 	struct lt_uw_regs r;
 	__u32 slot;		/* the process's uw_procs slot */
 	__u8 how;		/* how the frame in r was reached */
-	__u8 pad[3];
+	__u8 lua_on;		/* the process runs a supported LuaJIT and G is known */
+	__u8 pad[2];
 	__u64 count;		/* samples on this CPU, for capture_every */
+	__u64 L;		/* lua_State whose cframe chain the native walk follows */
+	__u64 walked_L;		/* lua_State whose Lua frames were walked last */
+	struct lt_lua_walk lw;	/* the Lua walk in progress */
+	struct lt_lua_cfg cfg;	/* copy of the process's LuaJIT facts */
 };
 
 struct {
@@ -118,6 +142,73 @@ static __always_inline __u16 frames_of(long bytes)
 	return bytes > 0 ? (__u16)((__u64)bytes / 8) : 0;
 }
 
+/* One Lua frame per call, into the sample's lua[]. */
+static long lua_step(__u32 i, void *unused)
+{
+	__u32 zero = 0;
+	struct walk *w = bpf_map_lookup_elem(&scratch, &zero);
+	struct lt_lua_frame fr = {};
+	__u16 n;
+	int emit, done, skipped;
+
+	if (!w)
+		return 1;
+	n = w->s.n_lua;
+	if (n >= LT_MAX_LUA) {
+		w->s.flags |= LT_SAMPLE_LUA_TRUNC;
+		return 1;
+	}
+	skipped = w->lw.skip;
+	done = lt_lua_walk_step(NULL, &w->lw, &fr, &emit);
+	if (emit) {
+		w->s.lua[n & (LT_MAX_LUA - 1)] = fr;
+		w->s.n_lua = n + 1;
+	} else if (skipped && n > 0) {
+		/* A vararg function's real link is on its original frame. */
+		w->s.lua[(n - 1) & (LT_MAX_LUA - 1)].link = fr.link;
+	}
+	if (done && w->lw.bad)
+		w->s.flags |= LT_SAMPLE_LUA_TRUNC;
+	return done;
+}
+
+/* Walk the Lua frames of L from base (0: L->base) into lua[]. */
+static __always_inline void lua_walk(struct walk *w, __u64 L, __u64 base, __u64 pc)
+{
+	w->walked_L = L;
+	if (lt_lua_walk_init(NULL, &w->lw, L, base, pc))
+		return;
+	bpf_loop(LT_MAX_LUA, lua_step, NULL, 0);
+}
+
+/* After a VM frame of another lua_State (a coroutine's resumer): its frames. */
+static __always_inline void lua_switch(struct walk *w)
+{
+	__u16 n = w->s.n_lua;
+
+	if (w->L == w->walked_L || n >= LT_MAX_LUA - 1)
+		return;
+	w->s.lua[n & (LT_MAX_LUA - 1)] = (struct lt_lua_frame){ .kind = LT_LUA_COROUTINE };
+	w->s.n_lua = n + 1;
+	lua_walk(w, w->L, 0, 0);
+}
+
+/* A pc in the VM: unwind with the cframe rule. -1 if not VM code. */
+static __always_inline int lj_frame(struct walk *w, __u16 n)
+{
+	int rc;
+
+	if (!w->lua_on || w->r.pc < w->cfg.vm_lo || w->r.pc >= w->cfg.vm_hi ||
+	    (w->r.pc >= w->cfg.ffi_lo && w->r.pc < w->cfg.ffi_hi))
+		return -1;
+	w->s.user_how[n & (LT_MAX_USER - 1)] |= LT_HOW_F_VM;
+	rc = lt_lj_step(NULL, w->s.G, &w->L, &w->r, &w->how);
+	if (rc == LT_STOP__COUNT)
+		lua_switch(w);
+	/* No cframe found: the VM's own FDE (CFA = rsp+80) is the fallback. */
+	return rc == LT_STOP_NO_RULE ? -1 : rc;
+}
+
 /* One user frame per call: record it, then step to its caller. */
 static long walk_step(__u32 i, void *unused)
 {
@@ -141,9 +232,19 @@ static long walk_step(__u32 i, void *unused)
 	if (w->how == LT_HOW_FP)
 		w->s.flags |= LT_SAMPLE_FP_USED;
 
-	rc = lt_uw_find_rule(NULL, w->slot, lt_uw_lookup_pc(w->r.pc, w->how), &rule, &row);
-	if (rc == LT_STOP__COUNT)
-		rc = lt_uw_step(NULL, &rule, &w->r, &w->how);
+	rc = lj_frame(w, n);
+	if (rc < 0) {
+		rc = lt_uw_find_rule(NULL, w->slot, lt_uw_lookup_pc(w->r.pc, w->how), &rule,
+				     &row);
+		/* Code without tables: a JIT trace if the cframe rule finds its VM frame. */
+		if (rc == LT_STOP__COUNT && rule.kind == LT_UW_FP && w->lua_on &&
+		    lt_lj_step(NULL, w->s.G, &w->L, &w->r, &w->how) == LT_STOP__COUNT) {
+			w->s.user_how[n & (LT_MAX_USER - 1)] |= LT_HOW_F_TRACE;
+			lua_switch(w);
+		} else if (rc == LT_STOP__COUNT) {
+			rc = lt_uw_step(NULL, &rule, &w->r, &w->how);
+		}
+	}
 	if (rc != LT_STOP__COUNT) {
 		w->s.user_stop = rc;
 		return 1;
@@ -151,13 +252,19 @@ static long walk_step(__u32 i, void *unused)
 	return 0;
 }
 
+/* User registers the walks start from. */
+struct uregs {
+	__u64 pc, sp, bp;
+	__u64 r14, rdx, rbx;	/* LuaJIT interpreter: DISPATCH, BASE, PC */
+};
+
 /*
 ** The user registers, from the task's pt_regs: the kernel saves them there on
 ** every entry from user mode, so they are right whether the sample interrupted
 ** user or kernel code. (Reading ctx->regs directly is fragile: clang may turn
 ** field loads into ctx pointer arithmetic, which the verifier rejects.)
 */
-static __always_inline int user_regs(struct lt_uw_regs *r)
+static __always_inline int user_regs(struct uregs *u)
 {
 	struct pt_regs regs;
 
@@ -166,10 +273,96 @@ static __always_inline int user_regs(struct lt_uw_regs *r)
 		return -1;
 	if (!(regs.cs & 3))
 		return -1;	/* kernel thread: no user stack */
-	r->pc = regs.rip;
-	r->sp = regs.rsp;
-	r->bp = regs.rbp;
+	u->pc = regs.rip;
+	u->sp = regs.rsp;
+	u->bp = regs.rbp;
+	u->r14 = regs.r14;
+	u->rdx = regs.rdx;
+	u->rbx = regs.rbx;
 	return 0;
+}
+
+/* Is G the global_State of a LuaJIT VM? (its cur_L points back to it) */
+static __always_inline int valid_G(const struct lt_lua_cfg *cfg, __u64 G, __u64 *L)
+{
+	return G && !bpf_probe_read_user(L, sizeof(*L), (void *)(G + cfg->off_cur_L)) &&
+	       lt_lj_is_L(NULL, *L, G);
+}
+
+/*
+** The thread's global_State: DISPATCH (r14) minus GG_G2DISP where it holds
+** (VM and trace code; often still in C called from Lua), else the one last
+** validated on this thread.
+*/
+static __always_inline __u64 find_G(struct walk *w, const struct uregs *u, __u64 *L)
+{
+	__u32 tid = w->s.tid;
+	__u64 G = u->r14 - w->cfg.g2disp, *cached;
+
+	if (valid_G(&w->cfg, G, L)) {
+		cached = bpf_map_lookup_elem(&gcache, &tid);
+		if (!cached || *cached != G)
+			bpf_map_update_elem(&gcache, &tid, &G, BPF_ANY);
+		return G;
+	}
+	cached = bpf_map_lookup_elem(&gcache, &tid);
+	if (cached && valid_G(&w->cfg, *cached, L))
+		return *cached;
+	return 0;
+}
+
+/*
+** Start the Lua walk at the running frame: BASE/PC registers in the
+** interpreter, jit_base in a trace, else L->base with the innermost SAVE_PC.
+*/
+static __always_inline void lua_top(struct walk *w, const struct uregs *u)
+{
+	__u64 G = w->s.G, L = w->s.L, base = 0, pc = 0, cf = 0, tv = 0;
+	__s32 st = 0;
+
+	bpf_probe_read_user(&st, sizeof(st), (void *)(G + w->cfg.off_vmstate));
+	w->s.vmstate = st;
+	if (st == LJ_VMST_INTERP && u->pc >= w->cfg.vm_lo && u->pc < w->cfg.vm_hi &&
+	    !(u->pc >= w->cfg.leaf_lo && u->pc < w->cfg.leaf_hi) &&
+	    !bpf_probe_read_user(&tv, sizeof(tv), (void *)(u->rdx - 16)) &&
+	    (tv >> LJ_TAG_SHIFT) == LJ_TAG_FUNC) {
+		base = u->rdx;
+		pc = u->rbx;
+	} else if (st >= 0) {
+		bpf_probe_read_user(&base, sizeof(base), (void *)(G + w->cfg.off_jit_base));
+	} else if (!bpf_probe_read_user(&cf, sizeof(cf), (void *)(L + LJ_L_CFRAME)) &&
+		   (cf &= LJ_CFRAME_RAWMASK) &&
+		   !bpf_probe_read_user(&pc, sizeof(pc), (void *)(cf + LJ_CFRAME_OFS_PC)) &&
+		   pc == L) {
+		pc = 0;		/* SAVE_PC == L: no Lua frame on top */
+	}
+	lua_walk(w, L, base, pc);
+}
+
+/* LuaJIT: find the VM, record vmstate, walk the running coroutine's frames. */
+static __always_inline void lua_sample(struct walk *w, const struct uregs *u)
+{
+	__u32 idx = w->slot / 2;
+	const struct lt_lua_cfg *cfg = bpf_map_lookup_elem(&lua_cfg, &idx);
+	__u64 L = 0;
+
+	w->lua_on = 0;
+	w->s.G = w->s.L = 0;
+	w->s.vmstate = 0;
+	w->s.n_lua = 0;
+	w->L = w->walked_L = 0;
+	if (!cfg || !cfg->enabled)
+		return;
+	w->cfg = *cfg;
+	w->s.flags |= LT_SAMPLE_LUA;
+	w->s.G = find_G(w, u, &L);
+	if (!w->s.G) {
+		w->s.flags |= LT_SAMPLE_NO_G;
+		return;
+	}
+	w->s.L = w->L = L;
+	w->lua_on = 1;
+	lua_top(w, u);
 }
 
 /* Capture mode: registers, a stack copy and the walk's result, for fixtures. */
@@ -214,6 +407,7 @@ int sample(struct bpf_perf_event_data *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, zero = 0, *slot;
 	struct lt_uw_regs start;
+	struct uregs u;
 	struct walk *w;
 	__u64 flags;
 	long n;
@@ -237,11 +431,19 @@ int sample(struct bpf_perf_event_data *ctx)
 	w->slot = *slot;
 	w->how = LT_HOW_LEAF;
 
-	if (user_regs(&w->r)) {
+	w->lua_on = 0;
+	w->s.n_lua = 0;
+	w->s.G = w->s.L = 0;
+	w->s.vmstate = 0;
+	if (user_regs(&u)) {
 		w->s.flags |= LT_SAMPLE_USER_ERR;
 		w->s.user_stop = LT_STOP_KERNEL_ONLY;
 	} else {
+		w->r.pc = u.pc;
+		w->r.sp = u.sp;
+		w->r.bp = u.bp;
 		start = w->r;
+		lua_sample(w, &u);
 		bpf_loop(LT_MAX_USER, walk_step, NULL, 0);
 	}
 

@@ -8,6 +8,7 @@
 */
 #include <errno.h>
 #include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -18,6 +19,8 @@
 
 #include "bpf/luatop.h"
 #include "bpf/tables.h"
+#include "lua/detect.h"
+#include "lua/layout.h"
 #include "symbolize/mapfile.h"
 #include "symbolize/procmaps.h"
 #include "unwind/ehframe.h"
@@ -28,6 +31,7 @@ struct tb_file {
 	uint64_t dev, ino, size;
 	int64_t mtime_s, mtime_ns;
 	uint32_t row_start, row_count;	/* row_count 0: no unwind info */
+	struct lj_info *lj;		/* the LuaJIT VM in this file, or NULL */
 };
 
 struct tb_proc {
@@ -36,6 +40,8 @@ struct tb_proc {
 	uint64_t maps_hash;		/* of the executable mappings last loaded */
 	double last_sync;
 	struct lt_uw_proc *cur;		/* copy of what the active slot holds */
+	const struct lj_info *lj;	/* the LuaJIT VM it maps, or NULL */
+	char lj_path[256];		/* the file that holds it */
 };
 
 struct tables {
@@ -97,6 +103,8 @@ void tables__delete(struct tables *t)
 	for (unsigned i = 0; i < LT_MAX_TARGETS; i++)
 		free(t->procs[i].cur);
 	free(t->rule_index);
+	for (size_t i = 0; i < t->nfiles; i++)
+		free(t->files[i].lj);
 	free(t->files);
 	free(t);
 }
@@ -257,8 +265,20 @@ static int map_vdso(struct tables *t, int pid, const struct procmap *m,
 	return rc;
 }
 
+/* The LuaJIT VM in an ELF file, or NULL (not LuaJIT, or unreadable). */
+static struct lj_info *detect_luajit(int fd)
+{
+	struct lj_info *lj = malloc(sizeof(*lj));
+
+	if (lj && (lj_detect_fd(fd, lj) || !lj->found)) {
+		free(lj);
+		lj = NULL;
+	}
+	return lj;
+}
+
 static int map_file(struct tables *t, int pid, const struct procmap *m,
-		    struct lt_uw_mapping *out)
+		    struct lt_uw_mapping *out, const struct lj_info **lj)
 {
 	int fd = mapfile__open(pid, m);
 	struct tb_file key = { 0 }, *f;
@@ -282,11 +302,14 @@ static int map_file(struct tables *t, int pid, const struct procmap *m,
 	if (!rc) {
 		out->bias = bias;
 		f = file_find(t, &key);
-		if (!f && (f = file_add(t, &key)))
+		if (!f && (f = file_add(t, &key))) {
 			load_file(t, f, uw_table__from_elf_fd(fd));
+			f->lj = detect_luajit(fd);
+		}
 		if (f) {
 			out->row_start = f->row_start;
 			out->row_count = f->row_count;
+			*lj = f->lj;
 		}
 	}
 	close(fd);
@@ -295,13 +318,42 @@ static int map_file(struct tables *t, int pid, const struct procmap *m,
 
 /* Fill one mapping entry; anonymous and unreadable code gets row_count 0. */
 static void map_one(struct tables *t, int pid, const struct procmap *m,
-		    struct lt_uw_mapping *out)
+		    struct lt_uw_mapping *out, const struct lj_info **lj)
 {
 	*out = (struct lt_uw_mapping){ .start = m->start, .end = m->end };
+	*lj = NULL;
 	if (!strcmp(m->path, "[vdso]"))
 		map_vdso(t, pid, m, out);
 	else if (m->path[0] == '/')
-		map_file(t, pid, m, out);
+		map_file(t, pid, m, out, lj);
+}
+
+/* The sampler's view of the LuaJIT VM mapped with load bias `bias`. */
+static struct lt_lua_cfg lua_cfg_of(const struct lj_info *lj, uint64_t bias)
+{
+	struct lt_lua_cfg c = {
+		.enabled = lj->supported,
+		.g2disp = lj->g2disp,
+		.off_cur_L = lj->off_cur_L,
+		.off_vmstate = lj->off_vmstate,
+		.off_jit_base = lj->off_jit_base,
+		.vm_lo = bias + lj->vm_start,
+		.vm_hi = bias + lj->vm_end,
+	};
+
+	if (lj->leaf_start)
+		c.leaf_lo = bias + lj->leaf_start, c.leaf_hi = bias + lj->leaf_end;
+	if (lj->ffi_call_start)
+		c.ffi_lo = bias + lj->ffi_call_start, c.ffi_hi = bias + lj->ffi_call_end;
+	return c;
+}
+
+/* Tell the sampler about the process's LuaJIT VM (or that there is none). */
+static int publish_lua(struct tables *t, struct tb_proc *p, const struct lt_lua_cfg *c)
+{
+	uint32_t idx = (uint32_t)(p - t->procs);
+
+	return bpf_map_update_elem(t->maps.lua_fd, &idx, c, BPF_ANY) ? -errno : 0;
 }
 
 static uint64_t hash_exec_maps(const struct procmaps *pm)
@@ -350,6 +402,7 @@ static int publish(struct tables *t, struct tb_proc *p, struct lt_uw_proc *up)
 static int load_proc(struct tables *t, struct tb_proc *p)
 {
 	struct procmaps pm = { 0 };
+	struct lt_lua_cfg lua = { 0 };
 	struct lt_uw_proc *up;
 	uint64_t h;
 	int rc = procmaps__read(p->pid, &pm);
@@ -366,11 +419,26 @@ static int load_proc(struct tables *t, struct tb_proc *p)
 		procmaps__free(&pm);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < pm.n && up->n < LT_MAX_MAPPINGS; i++)
-		if (pm.maps[i].exec && strcmp(pm.maps[i].path, "[vsyscall]"))
-			map_one(t, p->pid, &pm.maps[i], &up->m[up->n++]);
+	p->lj = NULL;
+	p->lj_path[0] = 0;
+	for (size_t i = 0; i < pm.n && up->n < LT_MAX_MAPPINGS; i++) {
+		const struct lj_info *lj;
+
+		if (!pm.maps[i].exec || !strcmp(pm.maps[i].path, "[vsyscall]"))
+			continue;
+		map_one(t, p->pid, &pm.maps[i], &up->m[up->n], &lj);
+		/* One VM per process: the first one mapped (a static luajit, or libluajit). */
+		if (lj && !lua.vm_hi) {
+			lua = lua_cfg_of(lj, up->m[up->n].bias);
+			p->lj = lj;
+			snprintf(p->lj_path, sizeof(p->lj_path), "%s", pm.maps[i].path);
+		}
+		up->n++;
+	}
 	procmaps__free(&pm);
-	rc = publish(t, p, up);
+	rc = publish_lua(t, p, &lua);
+	if (!rc)
+		rc = publish(t, p, up);
 	if (rc)
 		free(up);
 	else
@@ -409,6 +477,16 @@ int tables__sync(struct tables *t, int pid, unsigned min_interval_ms, int force)
 const struct tables_stats *tables__stats(const struct tables *t)
 {
 	return &t->stats;
+}
+
+const struct lj_info *tables__luajit(const struct tables *t, int pid, const char **path)
+{
+	for (unsigned i = 0; i < LT_MAX_TARGETS; i++)
+		if (t->procs[i].pid == pid) {
+			*path = t->procs[i].lj_path;
+			return t->procs[i].lj;
+		}
+	return NULL;
 }
 
 const struct lt_uw_proc *tables__proc(const struct tables *t, int pid)

@@ -17,6 +17,7 @@ struct tables_maps {
 	int procs_fd;		/* slot -> struct lt_uw_proc */
 	int rows_fd;		/* mmapable array of struct lt_uw_row */
 	int rules_fd;		/* mmapable array of struct lt_uw_rule */
+	int lua_fd;		/* target index -> struct lt_lua_cfg */
 	uint32_t max_rows, max_rules;
 };
 
@@ -36,6 +37,10 @@ int tables__add_target(struct tables *t, int pid);
 ** nothing changed; at most every min_interval_ms unless force. 0 or -errno. */
 int tables__sync(struct tables *t, int pid, unsigned min_interval_ms, int force);
 const struct tables_stats *tables__stats(const struct tables *t);
+/* The LuaJIT VM pid maps (found, maybe unsupported), or NULL if none; *path gets
+** the file it is in. */
+struct lj_info;
+const struct lj_info *tables__luajit(const struct tables *t, int pid, const char **path);
 
 /* For the capture mode, which replays lookups in user space: pid's current
 ** mapping list (NULL if unknown), and the shared rows and rules arrays. */

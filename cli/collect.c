@@ -2,6 +2,7 @@
 ** Collector: lt_sample -> frame ids (root first) -> stacktab.
 */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,7 +27,7 @@ struct collector {
 	struct addr_slot *slots;
 	size_t nslots, used;	/* nslots is a power of two */
 	struct collector_stats stats;
-	uint32_t path[LT_MAX_USER + LT_MAX_KERNEL + 1];
+	uint32_t path[LT_MAX_USER + LT_MAX_KERNEL + LT_MAX_LUA + 2];
 };
 
 struct collector *collector__new(void)
@@ -137,7 +138,7 @@ const char *collector__stop_text(unsigned stop)
 */
 static uint64_t user_addr(const struct lt_sample *s, unsigned i)
 {
-	uint8_t how = s->user_how[i & (LT_MAX_USER - 1)];
+	uint8_t how = s->user_how[i & (LT_MAX_USER - 1)] & LT_HOW_MASK;
 
 	return (how == LT_HOW_LEAF || how == LT_HOW_SIGNAL) ? s->user[i] : s->user[i] - 1;
 }
@@ -147,8 +148,48 @@ static uint64_t kernel_addr(const struct lt_sample *s, unsigned i)
 	return i == 0 ? s->kernel[0] : s->kernel[i] - 1;
 }
 
+/* VM state counts, as jit.p's vmstate profile groups them. */
+static void count_vmstate(struct collector *c, const struct lt_sample *s)
+{
+	int st = s->vmstate;
+
+	if (!(s->flags & LT_SAMPLE_LUA) || !s->G)
+		return;
+	if (st >= 0)
+		c->stats.vm[COLLECT_VM_JIT]++;
+	else if (st == -1)
+		c->stats.vm[COLLECT_VM_INTERP]++;
+	else if (st == -2)
+		c->stats.vm[COLLECT_VM_C]++;
+	else if (st == -3)
+		c->stats.vm[COLLECT_VM_GC]++;
+	else
+		c->stats.vm[COLLECT_VM_COMPILER]++;	/* exit handler, recorder, optimizer, asm */
+}
+
+/* The interned frame of one Lua frame (lua[i] of the sample). */
+static uint32_t lua_frame(struct collector *c, const struct lt_sample *s, unsigned i, int jit)
+{
+	const struct lt_lua_frame *f = &s->lua[i];
+	char buf[64];
+
+	switch (f->kind) {
+	case LT_LUA_C:
+		return symbolize(c, (int32_t)s->tgid, f->addr);
+	case LT_LUA_FAST:
+		snprintf(buf, sizeof(buf), "[builtin#%u]", f->ffid);
+		return frametab__intern(c->frames, FRAME_LUA_C, buf, NULL);
+	case LT_LUA_COROUTINE:
+		return frametab__intern(c->frames, FRAME_SPECIAL, "[coroutine]", NULL);
+	default:
+		snprintf(buf, sizeof(buf), "lua:%#llx", (unsigned long long)f->addr);
+		return frametab__intern(c->frames, jit ? FRAME_LUA_JIT : FRAME_LUA, buf, NULL);
+	}
+}
+
 int collector__add(struct collector *c, const struct lt_sample *s)
 {
+	unsigned nl = s->n_lua < LT_MAX_LUA ? s->n_lua : LT_MAX_LUA, seg_end = nl;
 	unsigned nu = s->n_user < LT_MAX_USER ? s->n_user : LT_MAX_USER;
 	unsigned nk = s->n_kernel < LT_MAX_KERNEL ? s->n_kernel : LT_MAX_KERNEL;
 	uint32_t n = 0;
@@ -159,6 +200,19 @@ int collector__add(struct collector *c, const struct lt_sample *s)
 		c->path[n++] = symbolize(c, (int32_t)s->tgid, user_addr(s, i));
 	for (unsigned i = nk; i-- > 0;)
 		c->path[n++] = symbolize(c, 0, kernel_addr(s, i));
+	/* Raw: the Lua frames as their own block, root first, after a separator.
+	** Frames of the running coroutine run in the trace when vmstate >= 0. */
+	if (nl) {
+		for (unsigned i = 0; i < nl; i++)
+			if (s->lua[i].kind == LT_LUA_COROUTINE) {
+				seg_end = i;
+				break;
+			}
+		c->path[n++] = frametab__intern(c->frames, FRAME_SPECIAL, "[lua]", NULL);
+		for (unsigned i = nl; i-- > 0;)
+			c->path[n++] = lua_frame(c, s, i, s->vmstate >= 0 && i < seg_end);
+	}
+	count_vmstate(c, s);
 	if (s->flags & LT_SAMPLE_USER_ERR)
 		c->stats.user_err++;
 	if (s->flags & LT_SAMPLE_FP_USED)

@@ -46,6 +46,9 @@ enum lt_frame_how {
 	LT_HOW_FP,		/* frame-pointer fallback: may be wrong */
 	LT_HOW_LJ_VM,		/* LuaJIT cframe rule */
 };
+#define LT_HOW_MASK	0x3f	/* the enum lt_frame_how part of a user_how byte */
+#define LT_HOW_F_VM	0x40	/* flag: this frame's pc is in the LuaJIT VM */
+#define LT_HOW_F_TRACE	0x80	/* flag: this frame's pc is in JIT trace code */
 
 /* Why the user-space walk ended. X-macro: LT_STOP(NAME, "text"). */
 #define LT_STOP_LIST(X)								\

@@ -93,6 +93,7 @@ static LT_INLINE int lt_uw_step(void *ctx, const struct lt_uw_rule *rule,
 */
 static LT_INLINE __u64 lt_uw_lookup_pc(__u64 pc, __u8 how)
 {
+	how &= LT_HOW_MASK;
 	return (how == LT_HOW_LEAF || how == LT_HOW_SIGNAL) ? pc : pc - 1;
 }
 

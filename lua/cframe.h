@@ -1,0 +1,79 @@
+/*
+** The cframe rule: unwind a LuaJIT VM or JIT-trace frame from the lua_State's
+** chain of C frames, not from the VM's one static FDE (wrong in leaf helpers,
+** entry prologues and traces: unwind_symbolize.md §B.1, luajit_internals.md
+** §4.3). Shared by the BPF sampler and the replayer, like unwind/step.h.
+**
+** The includer defines LT_INLINE and LT_READ_USER(ctx, dst, size, addr).
+*/
+#ifndef LUATOP_LUA_CFRAME_H
+#define LUATOP_LUA_CFRAME_H
+
+#include "lua/layout.h"
+#include "unwind/step.h"
+
+/* Is Lx a lua_State of the VM G? (glref points back to G) */
+static LT_INLINE int lt_lj_is_L(void *ctx, __u64 Lx, __u64 G)
+{
+	__u64 g;
+
+	return Lx && !LT_READ_USER(ctx, &g, sizeof(g), Lx + LJ_L_GLREF) && g == G;
+}
+
+/* The innermost cframe of L at or above sp, or 0. */
+static LT_INLINE __u64 lt_lj_chain_find(void *ctx, __u64 L, __u64 sp)
+{
+	__u64 c;
+
+	if (!L || LT_READ_USER(ctx, &c, sizeof(c), L + LJ_L_CFRAME))
+		return 0;
+	for (int i = 0; i < LJ_CFRAME_CHAIN; i++) {
+		c &= LJ_CFRAME_RAWMASK;
+		if (!c)
+			return 0;
+		if (c >= sp && c - sp < LJ_CFRAME_REACH)
+			return c;
+		if (LT_READ_USER(ctx, &c, sizeof(c), c + LJ_CFRAME_OFS_PREV))
+			return 0;
+	}
+	return 0;
+}
+
+/*
+** Step out of a VM or trace frame at r. *L is the lua_State whose chain is
+** searched first; it becomes the frame's SAVE_L (a coroutine's resumer after
+** its resume frame). Without a chain hit, the frame must sit at sp (bytecode
+** handlers) or sp+8 (frameless helpers) with a SAVE_L of this VM.
+** Returns LT_STOP__COUNT to go on, or why not.
+*/
+static LT_INLINE int lt_lj_step(void *ctx, __u64 G, __u64 *L, struct lt_uw_regs *r, __u8 *how)
+{
+	__u64 cf = lt_lj_chain_find(ctx, *L, r->sp), Lx = 0, ra, bp;
+
+	if (cf) {
+		if (LT_READ_USER(ctx, &Lx, sizeof(Lx), cf + LJ_CFRAME_OFS_L) ||
+		    !lt_lj_is_L(ctx, Lx, G))
+			Lx = *L;
+	} else {
+		for (int k = 0; k < 2 && !cf; k++) {
+			__u64 c = r->sp + 8 * k;
+
+			if (!LT_READ_USER(ctx, &Lx, sizeof(Lx), c + LJ_CFRAME_OFS_L) &&
+			    lt_lj_is_L(ctx, Lx, G))
+				cf = c;
+		}
+		if (!cf)
+			return LT_STOP_NO_RULE;
+	}
+	if (LT_READ_USER(ctx, &bp, sizeof(bp), cf + LJ_CFRAME_OFS_RBP) ||
+	    LT_READ_USER(ctx, &ra, sizeof(ra), cf + LJ_CFRAME_OFS_RA))
+		return LT_STOP_READ_FAULT;
+	*L = Lx;
+	r->sp = cf + LJ_CFRAME_SIZE;
+	r->bp = bp;
+	r->pc = ra;
+	*how = LT_HOW_LJ_VM;
+	return ra ? LT_STOP__COUNT : LT_STOP_COMPLETE;
+}
+
+#endif

@@ -1,0 +1,63 @@
+/*
+** LuaJIT 2.1 x64 GC64 object and frame layout: the offsets that have been
+** stable since 2017 in every tree checked (upstream, Debian, OpenResty,
+** Tarantool; luajit_internals.md §2). The per-build ones (G2DISP, cur_L,
+** vmstate, jit_base) are derived per binary (lua/detect.c) and travel in
+** struct lt_lua_cfg. Shared by the BPF sampler and user space.
+*/
+#ifndef LUATOP_LUA_LAYOUT_H
+#define LUATOP_LUA_LAYOUT_H
+
+#include <linux/types.h>
+
+#define LJ_GCPTR_MASK		((1ull << 47) - 1)	/* GC64: address bits of a TValue */
+#define LJ_TAG_SHIFT		47
+#define LJ_TAG_FUNC		0x1fff7ull	/* itype of a function TValue */
+#define LJ_TAG_THREAD		0x1fff9ull	/* a thread in a function slot: dummy frame */
+
+#define LJ_L_GLREF		16	/* lua_State: global_State * */
+#define LJ_L_BASE		32	/* TValue *base */
+#define LJ_L_STACK		56	/* TValue *stack (MRef) */
+#define LJ_L_CFRAME		80	/* innermost C frame; low 2 bits are flags */
+#define LJ_L_STACKSIZE		88	/* u32, in slots */
+
+#define LJ_FN_FFID		10	/* GCfunc: u8 */
+#define LJ_FN_PC		32	/* GCfunc (Lua): bytecode of its proto (MRef) */
+#define LJ_FN_CFUNC		40	/* GCfunc (C): lua_CFunction */
+#define LJ_PROTO_SIZE		104	/* sizeof(GCproto): bytecode follows it */
+
+#define LJ_FRAME_TYPE		3	/* ftsz & 3 == 0: a Lua frame (link is a PC) */
+#define LJ_FRAME_TYPEP		7
+#define LJ_FRAME_CONT		2
+#define LJ_FRAME_VARG		3
+#define LJ_CONT_FFI_CALLBACK	1	/* cont value of an FFI callback frame */
+
+/* The C frame every VM activation makes (lj_frame.h, x64 POSIX). */
+#define LJ_CFRAME_SIZE		80
+#define LJ_CFRAME_OFS_L		16	/* SAVE_L */
+#define LJ_CFRAME_OFS_PC	24	/* SAVE_PC */
+#define LJ_CFRAME_OFS_PREV	32	/* previous cframe of the same lua_State */
+#define LJ_CFRAME_OFS_RBP	64	/* saved rbp */
+#define LJ_CFRAME_OFS_RA	72	/* return address */
+#define LJ_CFRAME_RAWMASK	(~3ull)
+#define LJ_CFRAME_CHAIN		8	/* cframes searched per VM frame */
+#define LJ_CFRAME_REACH		65536	/* a cframe lies within this above sp */
+
+#define LJ_VMST_INTERP		(-1)
+
+/* What the sampler needs of a process's LuaJIT build (one VM per process). */
+struct lt_lua_cfg {
+	__u32 enabled;		/* a supported LuaJIT VM is mapped */
+	__u32 g2disp;		/* DISPATCH (r14) = G + g2disp */
+	__u32 off_cur_L;	/* offsets in global_State */
+	__u32 off_vmstate;
+	__u32 off_jit_base;
+	__u32 pad;
+	__u64 vm_lo, vm_hi;	/* absolute: the VM code */
+	__u64 leaf_lo, leaf_hi;	/* frameless helpers inside it (0: unknown) */
+	__u64 ffi_lo, ffi_hi;	/* lj_vm_ffi_call: an rbp frame, unwound by its CFI */
+};
+
+_Static_assert(sizeof(struct lt_lua_cfg) == 72, "lt_lua_cfg layout");
+
+#endif

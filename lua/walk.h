@@ -1,0 +1,140 @@
+/*
+** The Lua frame walk of one lua_State, one frame per step (luajit_internals.md
+** §3.1, §3.7; GC64 two-slot frames). Shared by the BPF sampler and user-space
+** tests. The includer defines LT_INLINE and LT_READ_USER(ctx, dst, size, addr).
+**
+**   base-2: function TValue   base-1: link (ftsz)   base: first argument
+**
+** A link whose low 2 bits are 0 is a return PC into a Lua caller, found
+** 16 + 8*A bytes below (A = the CALL's A operand); otherwise the low 3 bits are
+** the frame type and the rest the distance to the previous frame.
+*/
+#ifndef LUATOP_LUA_WALK_H
+#define LUATOP_LUA_WALK_H
+
+#include "bpf/luatop.h"
+#include "lua/layout.h"
+
+struct lt_lua_walk {
+	__u64 f;		/* address of the next frame's link slot (its base - 8) */
+	__u64 pc;		/* that frame's current pc (0: unknown) */
+	__u64 lo, hi;		/* the Lua stack: [L->stack, + 8 * stacksize) */
+	__u8 flags;		/* LT_LUAF_* for the next frame emitted */
+	__u8 skip;		/* the next frame repeats a vararg function: don't emit */
+	__u8 bad;		/* stopped on something that is not a frame */
+	__u8 pad[5];
+};
+
+/* Start walking L at base with the top frame's pc. 0, or -1 if L is unreadable. */
+static LT_INLINE int lt_lua_walk_init(void *ctx, struct lt_lua_walk *w, __u64 L, __u64 base,
+				      __u64 pc)
+{
+	__u32 size;
+
+	w->lo = 0;
+	if (LT_READ_USER(ctx, &w->lo, sizeof(w->lo), L + LJ_L_STACK) ||
+	    LT_READ_USER(ctx, &size, sizeof(size), L + LJ_L_STACKSIZE))
+		return -1;
+	if (!base && LT_READ_USER(ctx, &base, sizeof(base), L + LJ_L_BASE))
+		return -1;
+	w->hi = w->lo + 8ull * size;
+	w->f = base - 8;
+	w->pc = pc;
+	w->flags = LT_LUAF_PC_TOP;
+	w->skip = 0;
+	w->bad = 0;
+	return 0;
+}
+
+/* Fill out from the function object at fn; 0, or -1 when unreadable. */
+static LT_INLINE int lt_lua_describe(void *ctx, __u64 fn, struct lt_lua_frame *out)
+{
+	__u64 v = 0;
+	__u8 ffid;
+
+	if (LT_READ_USER(ctx, &ffid, sizeof(ffid), fn + LJ_FN_FFID))
+		return -1;
+	out->fn = fn;
+	out->ffid = ffid;
+	if (ffid == 0) {
+		out->kind = LT_LUA_LUA;
+		if (LT_READ_USER(ctx, &v, sizeof(v), fn + LJ_FN_PC))
+			return -1;
+		out->addr = v - LJ_PROTO_SIZE;
+	} else if (ffid == 1) {
+		out->kind = LT_LUA_C;
+		if (LT_READ_USER(ctx, &v, sizeof(v), fn + LJ_FN_CFUNC))
+			return -1;
+		out->addr = v;
+	} else {
+		out->kind = LT_LUA_FAST;
+		out->addr = 0;
+	}
+	return 0;
+}
+
+/*
+** One frame: fill *out and set *emit when it is to be recorded (vararg
+** repeats and dummy frames are not). Returns 1 when the walk is over.
+*/
+static LT_INLINE int lt_lua_walk_step(void *ctx, struct lt_lua_walk *w,
+				      struct lt_lua_frame *out, int *emit)
+{
+	__u64 fv, ft, f = w->f, next_pc = 0, tag;
+	__u32 ins;
+	__u8 link;
+
+	*emit = 0;
+	if (f < w->lo + 16 || f >= w->hi || (f & 7))
+		return 1;	/* the bottom frame (at stack + 8), or off the stack */
+	if (LT_READ_USER(ctx, &fv, sizeof(fv), f - 8) ||
+	    LT_READ_USER(ctx, &ft, sizeof(ft), f)) {
+		w->bad = 1;
+		return 1;
+	}
+	tag = fv >> LJ_TAG_SHIFT;
+	if (tag != LJ_TAG_FUNC && tag != LJ_TAG_THREAD) {
+		w->bad = 1;
+		return 1;
+	}
+	if ((ft & LJ_FRAME_TYPE) == 0) {
+		/* Called from Lua: ft is the return pc; the CALL's A locates the caller. */
+		link = LT_LINK_LUA;
+		if (LT_READ_USER(ctx, &ins, sizeof(ins), ft - 4)) {
+			w->bad = 1;
+			return 1;
+		}
+		next_pc = ft;
+		w->f = f - 16 - 8ull * ((ins >> 8) & 0xff);
+	} else {
+		link = ft & LJ_FRAME_TYPEP;
+		if (link == LJ_FRAME_CONT) {
+			__u64 cont = 0;
+
+			if (LT_READ_USER(ctx, &next_pc, sizeof(next_pc), f - 16) ||
+			    LT_READ_USER(ctx, &cont, sizeof(cont), f - 24)) {
+				w->bad = 1;
+				return 1;
+			}
+			if (cont == LJ_CONT_FFI_CALLBACK)
+				w->flags |= LT_LUAF_FFI_CB;
+		}
+		w->f = f - (ft & ~(__u64)LJ_FRAME_TYPEP);
+	}
+	if (tag == LJ_TAG_FUNC && !w->skip) {
+		if (lt_lua_describe(ctx, fv & LJ_GCPTR_MASK, out)) {
+			w->bad = 1;
+			return 1;
+		}
+		out->pc = w->pc;
+		out->link = link;
+		out->flags = w->flags;
+		*emit = 1;
+	}
+	w->skip = link == LJ_FRAME_VARG;
+	w->pc = next_pc;
+	w->flags = 0;
+	return w->f >= f;	/* frames go down the stack: anything else is a loop */
+}
+
+#endif

@@ -1,0 +1,63 @@
+/*
+** Byte patterns in the x86-64 LuaJIT VM code: where the VM keeps global_State
+** fields (DISPATCH-relative displacements), which build flavour it is, and where
+** its entry points, handlers and helpers start. Offsets are from vm_start.
+** The code is untrusted: every read is bounds-checked against len.
+** Helper offsets are their labels (an endbr64 in CET builds, then the code);
+** entry prologue offsets are those of their first push.
+*/
+
+#ifndef _LUATOP_LUA_X64SCAN_H
+#define _LUATOP_LUA_X64SCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define X64_ENTRY_MAX	8	/* VM entry prologues kept */
+
+/* What the VM entry code (lj_vm_resume/pcall/call/cpcall) says. */
+struct x64_entry {
+	uint32_t n;			/* prologues push rbp/rbx/r15/r14; sub $40,%rsp */
+	uint32_t ofs[X64_ENTRY_MAX];	/* their offsets */
+	int gc64;			/* 1: mov 0x10(%rbp),%r14; 0: mov 0x8(%rbp),%r14d; -1 */
+	uint32_t nglref;		/* entries that load glref and add G2DISP */
+	uint32_t g2disp;		/* the add $imm32 to r14: GG_G2DISP */
+	uint32_t ncur_L;		/* entries that store L to cur_L */
+	int32_t d_cur_L;		/* mov %rbp,disp32(%r14): cur_L - G2DISP */
+	uint32_t nvmstate;		/* entries that set vmstate to INTERP */
+	int32_t d_vmstate;		/* movl $-1,disp32(%r14): vmstate - G2DISP */
+};
+
+/* What the BC_JLOOP handler says (GC64). */
+struct x64_jloop {
+	int32_t d_trace;		/* mov disp32(%r14),%rcx: &J->trace - DISPATCH */
+	int32_t d_jit_base;		/* mov %rdx,disp32(%r14): jit_base - G2DISP */
+	uint8_t mcode;			/* mov disp8(%rax),%rax: offsetof(GCtrace, mcode) */
+};
+
+/*
+** Find the entry prologues and read G2DISP, cur_L and vmstate out of them.
+** 0; -ENOENT when no entry loads glref; -EBADMSG when entries disagree (the
+** fields stay as found in the first one).
+*/
+int x64scan__entry(const uint8_t *code, size_t len, struct x64_entry *out);
+/*
+** The call *%r15 of lj_BC_FUNCC after its `movl $-2,d_vmstate(%r14)` (vmstate C),
+** and the call *wrapf(%r14) of lj_BC_FUNCCW after the same store: 0 and both
+** offsets, -ENOENT, or -EBADMSG when one of them is not unique.
+*/
+int x64scan__funcc(const uint8_t *code, size_t len, int32_t d_vmstate, uint32_t *call_ofs,
+		   uint32_t *callw_ofs);
+/* Does [start, end) hold the GC64 BC_JLOOP handler? 0 and *out, or -ENOENT. */
+int x64scan__jloop(const uint8_t *code, size_t len, uint32_t start, uint32_t end,
+		   struct x64_jloop *out);
+/* The first frameless SSE rounding helper (lj_vm_floor) at or after from: 0, -ENOENT. */
+int x64scan__leaf(const uint8_t *code, size_t len, uint32_t from, uint32_t *ofs);
+/* lj_vm_ffi_callback (GC64) and the G2DISP in its lea: 0, -ENOENT, -EBADMSG if several. */
+int x64scan__ffi_callback(const uint8_t *code, size_t len, uint32_t *ofs, uint32_t *g2disp);
+/* lj_vm_exit_handler (pushes every GPR): 0, -ENOENT, -EBADMSG if several. */
+int x64scan__exit_handler(const uint8_t *code, size_t len, uint32_t *ofs);
+/* Is the rbp-frame prologue of lj_vm_ffi_call at code[0..len)? */
+int x64scan__is_ffi_call(const uint8_t *code, size_t len);
+
+#endif
