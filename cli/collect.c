@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/collect.h"
+#include "merge/merge.h"
 #include "profile/calltree.h"
 #include "profile/frames.h"
 #include "profile/stacks.h"
@@ -22,12 +23,17 @@ struct addr_slot {
 struct collector {
 	struct symbolizer *sym;
 	struct frametab *frames;
-	struct stacktab *stacks;
+	struct stacktab *stacks[COLLECT_VIEW__COUNT];	/* merged, raw: for export */
 	struct calltree *tree[COLLECT_VIEW__COUNT];	/* merged, raw: for the live view */
 	struct addr_slot *slots;
 	size_t nslots, used;	/* nslots is a power of two */
 	struct collector_stats stats;
-	uint32_t path[LT_MAX_USER + LT_MAX_KERNEL + LT_MAX_LUA + 2];
+	uint32_t path[MG_MAX_OUT + 1];
+	/* One sample's frames by source, root first. */
+	uint32_t nat[LT_MAX_USER], ker[LT_MAX_KERNEL], lua[LT_MAX_LUA];
+	uint8_t nat_how[LT_MAX_USER];
+	struct lt_lua_frame lua_root_first[LT_MAX_LUA];
+	struct mg_ref refs[MG_MAX_OUT];
 };
 
 struct collector *collector__new(void)
@@ -38,12 +44,14 @@ struct collector *collector__new(void)
 		return NULL;
 	c->sym = symbolizer__new();
 	c->frames = frametab__new();
-	c->stacks = stacktab__new();
+	c->stacks[COLLECT_MERGED] = stacktab__new();
+	c->stacks[COLLECT_RAW] = stacktab__new();
 	c->tree[COLLECT_MERGED] = calltree__new(CT_SPAN_DEFAULT, CT_HALF_DEFAULT);
 	c->tree[COLLECT_RAW] = calltree__new(CT_SPAN_DEFAULT, CT_HALF_DEFAULT);
 	c->nslots = 4096;
 	c->slots = calloc(c->nslots, sizeof(*c->slots));
-	if (!c->sym || !c->frames || !c->stacks || !c->slots || !c->tree[COLLECT_MERGED] ||
+	if (!c->sym || !c->frames || !c->stacks[COLLECT_MERGED] || !c->stacks[COLLECT_RAW] ||
+	    !c->slots || !c->tree[COLLECT_MERGED] ||
 	    !c->tree[COLLECT_RAW]) {
 		collector__delete(c);
 		errno = ENOMEM;
@@ -58,7 +66,8 @@ void collector__delete(struct collector *c)
 		return;
 	symbolizer__delete(c->sym);
 	frametab__delete(c->frames);
-	stacktab__delete(c->stacks);
+	stacktab__delete(c->stacks[COLLECT_MERGED]);
+	stacktab__delete(c->stacks[COLLECT_RAW]);
 	calltree__delete(c->tree[COLLECT_MERGED]);
 	calltree__delete(c->tree[COLLECT_RAW]);
 	free(c->slots);
@@ -187,51 +196,103 @@ static uint32_t lua_frame(struct collector *c, const struct lt_sample *s, unsign
 	}
 }
 
-int collector__add(struct collector *c, const struct lt_sample *s)
+/* Symbolize the sample's frames per source, root first; fill the merge input. */
+static void gather(struct collector *c, const struct lt_sample *s, struct mg_input *in)
 {
-	unsigned nl = s->n_lua < LT_MAX_LUA ? s->n_lua : LT_MAX_LUA, seg_end = nl;
 	unsigned nu = s->n_user < LT_MAX_USER ? s->n_user : LT_MAX_USER;
 	unsigned nk = s->n_kernel < LT_MAX_KERNEL ? s->n_kernel : LT_MAX_KERNEL;
-	uint32_t n = 0;
-	int err;
+	unsigned nl = s->n_lua < LT_MAX_LUA ? s->n_lua : LT_MAX_LUA, seg_end = nl;
 
-	/* Root first: user frames outermost to leaf, then kernel frames. */
-	for (unsigned i = nu; i-- > 0;)
-		c->path[n++] = symbolize(c, (int32_t)s->tgid, user_addr(s, i));
-	for (unsigned i = nk; i-- > 0;)
-		c->path[n++] = symbolize(c, 0, kernel_addr(s, i));
-	/* Raw: the Lua frames as their own block, root first, after a separator.
-	** Frames of the running coroutine run in the trace when vmstate >= 0. */
-	if (nl) {
-		for (unsigned i = 0; i < nl; i++)
-			if (s->lua[i].kind == LT_LUA_COROUTINE) {
-				seg_end = i;
-				break;
-			}
-		c->path[n++] = frametab__intern(c->frames, FRAME_SPECIAL, "[lua]", NULL);
-		for (unsigned i = nl; i-- > 0;)
-			c->path[n++] = lua_frame(c, s, i, s->vmstate >= 0 && i < seg_end);
+	for (unsigned i = 0; i < nu; i++) {
+		c->nat[i] = symbolize(c, (int32_t)s->tgid, user_addr(s, nu - 1 - i));
+		c->nat_how[i] = s->user_how[nu - 1 - i];
 	}
+	for (unsigned i = 0; i < nk; i++)
+		c->ker[i] = symbolize(c, 0, kernel_addr(s, nk - 1 - i));
+	/* The running coroutine's frames (before any resumer) are in the trace
+	** when vmstate >= 0. */
+	for (unsigned i = 0; i < nl; i++)
+		if (s->lua[i].kind == LT_LUA_COROUTINE) {
+			seg_end = i;
+			break;
+		}
+	for (unsigned i = 0; i < nl; i++) {
+		c->lua_root_first[i] = s->lua[nl - 1 - i];
+		c->lua[i] = lua_frame(c, s, nl - 1 - i, s->vmstate >= 0 && nl - 1 - i < seg_end);
+	}
+	*in = (struct mg_input){
+		.native_how = c->nat_how, .n_native = nu, .n_kernel = nk,
+		.lua = c->lua_root_first, .n_lua = nl,
+		.native_complete = s->user_stop == LT_STOP_COMPLETE,
+		.lua_complete = !(s->flags & LT_SAMPLE_LUA_TRUNC),
+		.lua_process = (s->flags & LT_SAMPLE_LUA) != 0,
+		.have_G = s->G != 0,
+	};
+}
+
+/* Frame ids of a merge result; 0 or -ENOMEM. */
+static int resolve(struct collector *c, unsigned n, uint32_t *len)
+{
+	uint32_t sep = frametab__intern(c->frames, FRAME_SPECIAL, "[lua]", NULL);
+
+	*len = 0;
+	for (unsigned i = 0; i < n; i++) {
+		const struct mg_ref *r = &c->refs[i];
+		uint32_t id = r->source == MG_NATIVE ? c->nat[r->index] :
+			      r->source == MG_KERNEL ? c->ker[r->index] :
+			      r->source == MG_LUA ? c->lua[r->index] : sep;
+
+		if (id == UINT32_MAX)
+			return -ENOMEM;
+		c->path[(*len)++] = id;
+	}
+	if (!*len) {
+		c->stats.empty++;
+		c->path[(*len)++] = frametab__intern(c->frames, FRAME_SPECIAL, "[unknown]", NULL);
+	}
+	return c->path[0] == UINT32_MAX ? -ENOMEM : 0;
+}
+
+/* Add one view's stack to its stacktab and call tree. */
+static int add_view(struct collector *c, enum collect_view v, uint32_t n, uint64_t t, int fb)
+{
+	int err = stacktab__add(c->stacks[v], c->path, n, 1);
+
+	return err ? err : calltree__add(c->tree[v], c->path, n, 1, t, fb ? CT_FALLBACK : 0);
+}
+
+int collector__add(struct collector *c, const struct lt_sample *s)
+{
+	struct mg_input in;
+	unsigned nref;
+	uint32_t n;
+	int reason, fb, err;
+
+	gather(c, s, &in);
 	count_vmstate(c, s);
 	if (s->flags & LT_SAMPLE_USER_ERR)
 		c->stats.user_err++;
 	if (s->flags & LT_SAMPLE_FP_USED)
 		c->stats.fp_used++;
 	c->stats.stop[s->user_stop < LT_STOP__COUNT ? s->user_stop : LT_STOP_BAD_RULE]++;
-	if (!n) {
-		c->stats.empty++;
-		c->path[n++] = frametab__intern(c->frames, FRAME_SPECIAL, "[unknown]", NULL);
+	if (in.lua_process)
+		c->stats.lua_samples++;
+
+	fb = merge__stacks(&in, c->refs, &nref, &reason);
+	if (fb) {
+		c->stats.fallback++;
+		if (reason >= 0 && reason < MG_REASON__COUNT)
+			c->stats.fallback_why[reason]++;
 	}
-	for (uint32_t i = 0; i < n; i++)
-		if (c->path[i] == UINT32_MAX)
-			return -ENOMEM;
+	err = resolve(c, nref, &n);
+	if (!err)
+		err = add_view(c, COLLECT_MERGED, n, s->time_ns, fb);
+	merge__raw(&in, c->refs, &nref);
+	if (!err)
+		err = resolve(c, nref, &n);
+	if (!err)
+		err = add_view(c, COLLECT_RAW, n, s->time_ns, fb);
 	c->stats.samples++;
-	err = stacktab__add(c->stacks, c->path, n, 1);
-	/* Merging is not there yet: the merged and the raw stack are the same. */
-	if (!err)
-		err = calltree__add(c->tree[COLLECT_MERGED], c->path, n, 1, s->time_ns, 0);
-	if (!err)
-		err = calltree__add(c->tree[COLLECT_RAW], c->path, n, 1, s->time_ns, 0);
 	return err;
 }
 
@@ -248,9 +309,9 @@ struct frametab *collector__frames(const struct collector *c)
 	return c->frames;
 }
 
-struct stacktab *collector__stacks(const struct collector *c)
+struct stacktab *collector__stacks(const struct collector *c, enum collect_view v)
 {
-	return c->stacks;
+	return v < COLLECT_VIEW__COUNT ? c->stacks[v] : NULL;
 }
 
 struct calltree *collector__tree(const struct collector *c, enum collect_view v)

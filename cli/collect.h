@@ -29,7 +29,9 @@ struct collector_stats {
 	uint64_t empty;		/* samples with neither a user nor a kernel frame */
 	uint64_t fp_used;	/* samples with a frame-pointer fallback frame */
 	uint64_t stop[LT_STOP__COUNT];	/* why each user walk ended */
-	uint64_t fallback;	/* samples whose merge fell back (none before merging exists) */
+	uint64_t fallback;	/* samples whose merge fell back */
+	uint64_t fallback_why[8];	/* by enum mg_reason (merge/reasons.def) */
+	uint64_t lua_samples;	/* samples of LuaJIT processes */
 	uint64_t vm[COLLECT_VM__COUNT];	/* samples by VM state; all 0 while unknown */
 };
 
@@ -43,7 +45,7 @@ int collector__add(struct collector *c, const struct lt_sample *s);
 /* Forget what is known of a process's address space (it exited or exec'd). */
 void collector__forget(struct collector *c, int pid);
 struct frametab *collector__frames(const struct collector *c);
-struct stacktab *collector__stacks(const struct collector *c);
+struct stacktab *collector__stacks(const struct collector *c, enum collect_view v);
 /* The call tree of one view, for the live view (windows, merged/raw). */
 struct calltree *collector__tree(const struct collector *c, enum collect_view v);
 const struct collector_stats *collector__stats(const struct collector *c);

@@ -16,6 +16,7 @@
 #include "bpf/tables.h"
 #include "cli/capture.h"
 #include "cli/collect.h"
+#include "merge/merge.h"
 #include "cli/options.h"
 #include "cli/session.h"
 #include "cli/view.h"
@@ -175,7 +176,8 @@ static int write_profile(struct session *s, const char *path)
 		fprintf(stderr, "luatop: cannot write %s: %s\n", path, strerror(-rc));
 		return rc;
 	}
-	rc = folded__write(f, collector__frames(s->collector), collector__stacks(s->collector));
+	rc = folded__write(f, collector__frames(s->collector),
+			   collector__stacks(s->collector, s->opt->raw ? COLLECT_RAW : COLLECT_MERGED));
 	if (f != stdout) {
 		if (fclose(f) && !rc)
 			rc = -errno;
@@ -204,6 +206,21 @@ static void report_unwind(const struct collector_stats *st)
 				collector__stop_text(r));
 }
 
+/* How many samples of LuaJIT processes merged, and why the others did not. */
+static void report_merge(const struct collector_stats *st)
+{
+	if (!st->lua_samples)
+		return;
+	fprintf(stderr, "luatop: %.1f%% of LuaJIT samples merged, %llu fallback stacks",
+		100.0 * (st->lua_samples - st->fallback) / st->lua_samples,
+		(unsigned long long)st->fallback);
+	fputc('\n', stderr);
+	for (int r = 0; r < MG_REASON__COUNT; r++)
+		if (st->fallback_why[r])
+			fprintf(stderr, "luatop:   %6.2f%% %s\n",
+				100.0 * st->fallback_why[r] / st->lua_samples, merge__reason_text(r));
+}
+
 static void report(struct session *s)
 {
 	const struct collector_stats *st = collector__stats(s->collector);
@@ -225,6 +242,7 @@ static void report(struct session *s)
 		return;
 	}
 	report_unwind(st);
+	report_merge(st);
 	if (s->opt->capture)
 		fprintf(stderr, "luatop: %u unwind fixtures written to %s\n", s->captured,
 			s->opt->capture);
@@ -251,6 +269,7 @@ static int run(struct session *s)
 		rc = target__release(&s->targets[0], err, sizeof(err));
 	if (rc)
 		return die(1, "%s", err);
+	session__luajit_notice(s, !o->output, 0);
 
 	if (o->output)
 		run_batch(s);
@@ -261,6 +280,7 @@ static int run(struct session *s)
 	session__pump(s, 0);
 	if (s->alloc_failed)
 		fprintf(stderr, "luatop: out of memory: the profile is incomplete\n");
+	session__luajit_notice(s, !o->output, 1);
 	if (o->output)
 		rc = write_profile(s, o->output) ? 1 : rc;
 	report(s);

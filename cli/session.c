@@ -4,6 +4,8 @@
 #include <stdio.h>
 
 #include "bpf/loader.h"
+#include "bpf/tables.h"
+#include "lua/detect.h"
 #include "cli/collect.h"
 #include "cli/session.h"
 
@@ -32,4 +34,46 @@ void session__describe(const struct session *s, char *out, size_t outsz)
 		snprintf(out, outsz, "PID %d (%s)", (int)s->targets[0].pid, s->targets[0].comm);
 	else
 		snprintf(out, outsz, "%u processes", s->ntargets);
+}
+
+/* The notice for one target: 0 when there is nothing to say yet. */
+static int notice_of(struct session *s, unsigned i, char *msg, size_t len)
+{
+	struct target *t = &s->targets[i];
+	const char *path = NULL;
+	const struct lj_info *lj = tables__luajit(sampler__tables(s->sampler), t->pid, &path);
+
+	if (lj && lj->supported) {
+		snprintf(s->luajit_buf, sizeof(s->luajit_buf), "%s%s GC64",
+			 lj->version[0] ? lj->version : "LuaJIT 2.1",
+			 lj->openresty ? " (OpenResty)" : "");
+		s->luajit = s->luajit_buf;
+		return 0;
+	}
+	if (lj) {
+		snprintf(msg, len, "luatop: PID %d (%s): %s in %s: profiling native code only",
+			 (int)t->pid, t->comm, lj->why[0] ? lj->why : "unsupported LuaJIT build",
+			 path ? path : "?");
+		s->luajit = "unsupported LuaJIT";
+	} else {
+		snprintf(msg, len, "luatop: PID %d (%s) does not run LuaJIT: profiling native "
+			 "code only", (int)t->pid, t->comm);
+		s->luajit = "native only";
+	}
+	return 1;
+}
+
+void session__luajit_notice(struct session *s, int quiet, int final)
+{
+	char msg[512];
+
+	if (!s->sampler)
+		return;
+	for (unsigned i = 0; i < s->ntargets && i < OPT_MAX_PIDS; i++) {
+		if (s->lj_noticed[i] || (s->targets[i].spawned && !final))
+			continue;
+		if (notice_of(s, i, msg, sizeof(msg)) && !quiet)
+			fprintf(stderr, "%s\n", msg);
+		s->lj_noticed[i] = 1;
+	}
 }

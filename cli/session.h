@@ -23,6 +23,8 @@ struct session {
 	volatile sig_atomic_t *stop;	/* set by SIGINT/SIGTERM */
 	int alloc_failed;		/* the collector ran out of memory */
 	const char *luajit;		/* LuaJIT flavour for the TUI header; NULL: unknown */
+	char luajit_buf[96];		/* what luajit points to */
+	unsigned char lj_noticed[OPT_MAX_PIDS];	/* the LuaJIT notice was given */
 	unsigned captured;		/* fixtures written (--capture) */
 	int capture_failed;
 };
@@ -33,6 +35,10 @@ int session__pump(struct session *s, int timeout_ms);
 unsigned session__alive(struct session *s);
 /* Samples dropped before reaching user space. */
 uint64_t session__lost(const struct session *s);
+/* Say once per target whether it runs a LuaJIT luatop can walk (stderr when
+** quiet is 0); sets s->luajit for the header. final: the last chance (spawned
+** commands are only known after their exec). */
+void session__luajit_notice(struct session *s, int quiet, int final);
 /* "PID 1234 (luajit)" or "3 processes", for headers and messages. */
 void session__describe(const struct session *s, char *out, size_t outsz);
 

@@ -26,7 +26,8 @@
 **
 ** Derived sizes: GG_LEN_DDISP = bc_max + 57 (the dynamic dispatch: bytecodes
 ** and ASM fast functions), BC_FUNCF = bc_max - 8 = GG_LEN_SDISP (the static copy
-** of the handlers, dispatch[GG_LEN_DDISP + i] == vm_start + bc_ofs[i]),
+** of the handlers: dispatch[GG_LEN_DDISP + i] == vm_start + bc_ofs[i] but for
+** FORL/ITERL/ITERN/LOOP),
 ** GG_State.bcff[i] = bc_max + i, bc_cfunc_int = (bc_max - 2) | 20 << 8.
 */
 struct lj_info {

@@ -121,13 +121,13 @@ static LT_INLINE int lt_lua_walk_step(void *ctx, struct lt_lua_walk *w,
 		}
 		w->f = f - (ft & ~(__u64)LJ_FRAME_TYPEP);
 	}
+	out->link = link;	/* also when not emitted: a vararg repeat carries the real link */
 	if (tag == LJ_TAG_FUNC && !w->skip) {
 		if (lt_lua_describe(ctx, fv & LJ_GCPTR_MASK, out)) {
 			w->bad = 1;
 			return 1;
 		}
 		out->pc = w->pc;
-		out->link = link;
 		out->flags = w->flags;
 		*emit = 1;
 	}

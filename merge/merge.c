@@ -1,0 +1,146 @@
+/*
+** Merging Lua and native stacks (DESIGN §6).
+**
+** 1. The Lua frames split into segments where Lua was entered from native code:
+**    a frame called by lua_call (C link), lua_pcall/lua_cpcall/lua_resume or a
+**    coroutine's first frame (CP link), or an FFI callback. pcall/xpcall run
+**    inside the VM and do not split. A coroutine marker only separates.
+** 2. Native frames root to leaf: the k-th VM activation takes the k-th segment.
+** 3. Lua frames of C functions are left out: their native frames show them.
+** Anything that does not pair up exactly falls back, with a reason.
+*/
+#include <string.h>
+
+#include "merge/merge.h"
+
+static const char *const reason_texts[] = {
+#define MG_REASON(name, text) text,
+#include "merge/reasons.def"
+#undef MG_REASON
+};
+
+const char *merge__reason_text(int reason)
+{
+	return reason >= 0 && reason < MG_REASON__COUNT ? reason_texts[reason] : "unknown";
+}
+
+static int is_vm(uint8_t how)
+{
+	return (how & (LT_HOW_F_VM | LT_HOW_F_TRACE)) != 0;
+}
+
+/* Does Lua frame f start a segment (was it entered from native code)? */
+static int starts_segment(const struct lt_lua_frame *f)
+{
+	return f->link == LT_LINK_C || f->link == LT_LINK_CP ||
+	       (f->link == LT_LINK_CONT && (f->flags & LT_LUAF_FFI_CB));
+}
+
+static void put(struct mg_ref *out, unsigned *n, uint8_t source, unsigned index)
+{
+	out[*n].source = source;
+	out[*n].index = (uint16_t)index;
+	++*n;
+}
+
+/* Segment starts in lua[]; returns how many (at most max). */
+static unsigned split(const struct mg_input *in, unsigned *starts, unsigned max)
+{
+	unsigned ns = 0;
+
+	for (unsigned i = 0; i < in->n_lua && ns < max; i++) {
+		const struct lt_lua_frame *f = &in->lua[i];
+
+		if (f->kind == LT_LUA_COROUTINE)
+			continue;
+		if (ns == 0 || starts_segment(f) ||
+		    (i > 0 && in->lua[i - 1].kind == LT_LUA_COROUTINE))
+			starts[ns++] = i;
+	}
+	return ns;
+}
+
+/* The Lua frames of segment [from, to) that stand for themselves. */
+static void put_segment(const struct mg_input *in, unsigned from, unsigned to,
+			struct mg_ref *out, unsigned *n)
+{
+	for (unsigned i = from; i < to; i++)
+		if (in->lua[i].kind != LT_LUA_C && in->lua[i].kind != LT_LUA_COROUTINE)
+			put(out, n, MG_LUA, i);
+}
+
+static void fallback(const struct mg_input *in, struct mg_ref *out, unsigned *n)
+{
+	*n = 0;
+	for (unsigned i = 0; i < in->n_native; i++)
+		put(out, n, MG_NATIVE, i);
+	for (unsigned i = 0; i < in->n_lua; i++)
+		put(out, n, MG_LUA, i);
+	for (unsigned i = 0; i < in->n_kernel; i++)
+		put(out, n, MG_KERNEL, i);
+}
+
+/* Why these stacks cannot be merged, or -1 if they can be tried. */
+static int precheck(const struct mg_input *in, unsigned nvm)
+{
+	if (!in->native_complete)
+		return MG_NATIVE_TRUNCATED;
+	if (!in->have_G)
+		return nvm ? MG_NO_G : -1;
+	if (!in->lua_complete)
+		return MG_LUA_TRUNCATED;
+	if (nvm && !in->n_lua)
+		return MG_VM_WITHOUT_LUA;
+	return -1;
+}
+
+int merge__stacks(const struct mg_input *in, struct mg_ref *out, unsigned *n, int *reason)
+{
+	unsigned starts[LT_MAX_LUA + 1], nvm = 0, ns, seg = 0;
+
+	*n = 0;
+	for (unsigned i = 0; i < in->n_native; i++)
+		nvm += is_vm(in->native_how[i]);
+	if (!in->lua_process || (!nvm && !in->n_lua)) {
+		*reason = -1;	/* nothing to merge */
+		for (unsigned i = 0; i < in->n_native; i++)
+			put(out, n, MG_NATIVE, i);
+		for (unsigned i = 0; i < in->n_kernel; i++)
+			put(out, n, MG_KERNEL, i);
+		return 0;
+	}
+	*reason = precheck(in, nvm);
+	ns = split(in, starts, LT_MAX_LUA);
+	if (*reason < 0 && ns != nvm)
+		*reason = MG_SEGMENT_MISMATCH;
+	if (*reason >= 0) {
+		fallback(in, out, n);
+		return 1;
+	}
+	starts[ns] = in->n_lua;
+	for (unsigned i = 0; i < in->n_native; i++) {
+		if (!is_vm(in->native_how[i])) {
+			put(out, n, MG_NATIVE, i);
+			continue;
+		}
+		put_segment(in, starts[seg], starts[seg + 1], out, n);
+		seg++;
+	}
+	for (unsigned i = 0; i < in->n_kernel; i++)
+		put(out, n, MG_KERNEL, i);
+	return 0;
+}
+
+void merge__raw(const struct mg_input *in, struct mg_ref *out, unsigned *n)
+{
+	*n = 0;
+	for (unsigned i = 0; i < in->n_native; i++)
+		put(out, n, MG_NATIVE, i);
+	for (unsigned i = 0; i < in->n_kernel; i++)
+		put(out, n, MG_KERNEL, i);
+	if (!in->n_lua)
+		return;
+	put(out, n, MG_SEPARATOR, 0);
+	for (unsigned i = 0; i < in->n_lua; i++)
+		put(out, n, MG_LUA, i);
+}
