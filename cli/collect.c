@@ -11,6 +11,7 @@
 #include "profile/calltree.h"
 #include "profile/frames.h"
 #include "profile/stacks.h"
+#include "symbolize/luasym.h"
 #include "symbolize/symbolizer.h"
 
 /* Address -> frame id cache, so each address is symbolized once. */
@@ -22,6 +23,8 @@ struct addr_slot {
 
 struct collector {
 	struct symbolizer *sym;
+	struct luasym *luasym;	/* names of Lua frames */
+	int lines;		/* Lua frames per line */
 	struct frametab *frames;
 	struct stacktab *stacks[COLLECT_VIEW__COUNT];	/* merged, raw: for export */
 	struct calltree *tree[COLLECT_VIEW__COUNT];	/* merged, raw: for the live view */
@@ -43,6 +46,7 @@ struct collector *collector__new(void)
 	if (!c)
 		return NULL;
 	c->sym = symbolizer__new();
+	c->luasym = luasym__new();
 	c->frames = frametab__new();
 	c->stacks[COLLECT_MERGED] = stacktab__new();
 	c->stacks[COLLECT_RAW] = stacktab__new();
@@ -50,7 +54,7 @@ struct collector *collector__new(void)
 	c->tree[COLLECT_RAW] = calltree__new(CT_SPAN_DEFAULT, CT_HALF_DEFAULT);
 	c->nslots = 4096;
 	c->slots = calloc(c->nslots, sizeof(*c->slots));
-	if (!c->sym || !c->frames || !c->stacks[COLLECT_MERGED] || !c->stacks[COLLECT_RAW] ||
+	if (!c->sym || !c->luasym || !c->frames || !c->stacks[COLLECT_MERGED] || !c->stacks[COLLECT_RAW] ||
 	    !c->slots || !c->tree[COLLECT_MERGED] ||
 	    !c->tree[COLLECT_RAW]) {
 		collector__delete(c);
@@ -65,6 +69,7 @@ void collector__delete(struct collector *c)
 	if (!c)
 		return;
 	symbolizer__delete(c->sym);
+	luasym__delete(c->luasym);
 	frametab__delete(c->frames);
 	stacktab__delete(c->stacks[COLLECT_MERGED]);
 	stacktab__delete(c->stacks[COLLECT_RAW]);
@@ -176,24 +181,32 @@ static void count_vmstate(struct collector *c, const struct lt_sample *s)
 		c->stats.vm[COLLECT_VM_COMPILER]++;	/* exit handler, recorder, optimizer, asm */
 }
 
-/* The interned frame of one Lua frame (lua[i] of the sample). */
-static uint32_t lua_frame(struct collector *c, const struct lt_sample *s, unsigned i, int jit)
+/* The interned frame of one Lua frame (lua[i] of the sample, leaf first). */
+static uint32_t lua_frame(struct collector *c, const struct lt_sample *s, unsigned nl,
+			  unsigned i, int jit)
 {
 	const struct lt_lua_frame *f = &s->lua[i];
-	char buf[64];
+	struct luaname ln = { 0 };
 
-	switch (f->kind) {
-	case LT_LUA_C:
-		return symbolize(c, (int32_t)s->tgid, f->addr);
-	case LT_LUA_FAST:
-		snprintf(buf, sizeof(buf), "[builtin#%u]", f->ffid);
-		return frametab__intern(c->frames, FRAME_LUA_C, buf, NULL);
-	case LT_LUA_COROUTINE:
+	if (f->kind == LT_LUA_COROUTINE)
 		return frametab__intern(c->frames, FRAME_SPECIAL, "[coroutine]", NULL);
-	default:
-		snprintf(buf, sizeof(buf), "lua:%#llx", (unsigned long long)f->addr);
-		return frametab__intern(c->frames, jit ? FRAME_LUA_JIT : FRAME_LUA, buf, NULL);
-	}
+	if (f->kind == LT_LUA_C)
+		return symbolize(c, (int32_t)s->tgid, f->addr);
+	luasym__frame(c->luasym, (int)s->tgid, s->lua, nl, i, c->lines, &ln);
+	if (!ln.name)
+		ln.name = "[lua:?]";
+	return frametab__intern(c->frames, f->kind == LT_LUA_FAST ? FRAME_LUA_C :
+				jit ? FRAME_LUA_JIT : FRAME_LUA, ln.name, ln.chunk);
+}
+
+void collector__set_lines(struct collector *c, int on)
+{
+	c->lines = on;
+}
+
+void collector__set_luajit(struct collector *c, int pid, int openresty)
+{
+	luasym__set_build(c->luasym, pid, openresty, -1);
 }
 
 /* Symbolize the sample's frames per source, root first; fill the merge input. */
@@ -218,7 +231,7 @@ static void gather(struct collector *c, const struct lt_sample *s, struct mg_inp
 		}
 	for (unsigned i = 0; i < nl; i++) {
 		c->lua_root_first[i] = s->lua[nl - 1 - i];
-		c->lua[i] = lua_frame(c, s, nl - 1 - i, s->vmstate >= 0 && nl - 1 - i < seg_end);
+		c->lua[i] = lua_frame(c, s, nl, nl - 1 - i, s->vmstate >= 0 && nl - 1 - i < seg_end);
 	}
 	*in = (struct mg_input){
 		.native_how = c->nat_how, .n_native = nu, .n_kernel = nk,
@@ -302,6 +315,7 @@ void collector__forget(struct collector *c, int pid)
 		if (c->slots[i].pid == pid)
 			c->slots[i].pid = -1;	/* tombstone: keeps probe chains intact */
 	symbolizer__forget(c->sym, pid);
+	luasym__forget(c->luasym, pid);
 }
 
 struct frametab *collector__frames(const struct collector *c)

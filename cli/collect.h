@@ -42,6 +42,10 @@ struct collector *collector__new(void);
 void collector__delete(struct collector *c);
 /* Add one sample; 0 or -ENOMEM. */
 int collector__add(struct collector *c, const struct lt_sample *s);
+/* Lua frames per line (--lines) instead of per function. */
+void collector__set_lines(struct collector *c, int on);
+/* pid runs LuaJIT, OpenResty's luajit2 (1) or upstream (0): names its fast functions. */
+void collector__set_luajit(struct collector *c, int pid, int openresty);
 /* Forget what is known of a process's address space (it exited or exec'd). */
 void collector__forget(struct collector *c, int pid);
 struct frametab *collector__frames(const struct collector *c);

@@ -262,6 +262,7 @@ static int run(struct session *s)
 	s->collector = collector__new();
 	if (!s->collector)
 		return die(1, "%s", "out of memory");
+	collector__set_lines(s->collector, o->lines);
 	rc = setup_targets(s, err, sizeof(err));
 	if (!rc)
 		rc = start_sampler(s, err, sizeof(err));

@@ -12,7 +12,7 @@
 
 #include "cli/options.h"
 
-enum { OPT_DURATION = 256, OPT_RAW, OPT_CAPTURE };
+enum { OPT_DURATION = 256, OPT_RAW, OPT_CAPTURE, OPT_LINES };
 
 static const struct option long_opts[] = {
 	{ "pid",	required_argument, NULL, 'p' },
@@ -21,6 +21,7 @@ static const struct option long_opts[] = {
 	{ "duration",	required_argument, NULL, OPT_DURATION },
 	{ "delay",	required_argument, NULL, 'd' },
 	{ "raw",	no_argument,	   NULL, OPT_RAW },
+	{ "lines",	no_argument,	   NULL, OPT_LINES },
 	{ "input",	required_argument, NULL, 'i' },
 	{ "window",	required_argument, NULL, 'w' },
 	{ "capture",	required_argument, NULL, OPT_CAPTURE },
@@ -45,6 +46,7 @@ static const char usage[] =
 "Sampling:\n"
 "  -F, --freq HZ            samples per second on each CPU (default 99)\n"
 "      --raw                do not merge Lua and native stacks\n"
+"      --lines              Lua frames at line granularity (default: per function)\n"
 "\n"
 "Output:\n"
 "  -o, --output FILE        batch mode: no TUI; write the profile as folded stacks to\n"
@@ -195,6 +197,9 @@ static int parse_one(struct options *o, int c, const char *arg, char *err, size_
 		return 0;
 	case OPT_RAW:
 		o->raw = 1;
+		return 0;
+	case OPT_LINES:
+		o->lines = 1;
 		return 0;
 	case 'i':
 		o->input = arg;

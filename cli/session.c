@@ -5,8 +5,8 @@
 
 #include "bpf/loader.h"
 #include "bpf/tables.h"
-#include "lua/detect.h"
 #include "cli/collect.h"
+#include "lua/detect.h"
 #include "cli/session.h"
 
 int session__pump(struct session *s, int timeout_ms)
@@ -44,6 +44,7 @@ static int notice_of(struct session *s, unsigned i, char *msg, size_t len)
 	const struct lj_info *lj = tables__luajit(sampler__tables(s->sampler), t->pid, &path);
 
 	if (lj && lj->supported) {
+		collector__set_luajit(s->collector, t->pid, lj->openresty);
 		snprintf(s->luajit_buf, sizeof(s->luajit_buf), "%s%s GC64",
 			 lj->version[0] ? lj->version : "LuaJIT 2.1",
 			 lj->openresty ? " (OpenResty)" : "");

@@ -1,0 +1,741 @@
+/*
+** Lua frame names: per-process caches of prototypes and call-site names,
+** revalidated once per sample, jit.p's naming rules and interned strings.
+*/
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbolize/luabc.h"
+#include "symbolize/luaproto.h"
+#include "symbolize/luasym.h"
+#include "symbolize/luavmdef.h"
+
+_Static_assert(LT_MAX_LUA <= LUAPROTO_PEEK_MAX && LT_MAX_LUA <= 64,
+	       "a batch is one luaproto__peek and a 64-bit served mask");
+
+#define LS_PROTOS_MAX	65536u		/* protos cached per process (then all dropped) */
+#define LS_SITES_MAX	256u		/* named call sites cached per proto */
+#define LS_WINDOW	65536u		/* instructions looked back from a call */
+#define LS_NAME_MAX	256u		/* bytes of a variable or key name kept */
+#define LS_SRC_SCAN	48		/* source text shown whole in [string "..."] */
+#define LS_SRC_CUT	45		/* or cut to this, then "..." (LUA_IDSIZE - 15) */
+#define LS_FMT_MAX	4096
+#define LS_CHUNK	(64 * 1024)	/* string arena chunk */
+#define LS_SLOTS_MIN	256u
+#define LS_ERROR	"[lua:?]"
+#define LS_COROUTINE	"[coroutine]"
+
+/* -- Interned strings ------------------------------------------------------ */
+
+struct ls_chunk {
+	struct ls_chunk *next;	/* older chunks */
+	size_t used, size;	/* bytes handed out / in mem[] */
+	char mem[];
+};
+
+/* Strings that never move: a chunked arena and an open-addressing set (FNV-1a). */
+struct ls_strs {
+	struct ls_chunk *chunks;
+	const char **slots;	/* NULL: empty */
+	size_t nslots, used;	/* nslots is a power of two */
+};
+
+/* FNV-1a of len bytes. */
+static uint64_t fnv1a(const char *p, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* The slot holding str[0..len), or the empty slot where it belongs. */
+static const char **strs_slot(const struct ls_strs *t, const char *str, size_t len)
+{
+	size_t mask = t->nslots - 1, i = (size_t)fnv1a(str, len) & mask;
+
+	while (t->slots[i] && (strncmp(t->slots[i], str, len) || t->slots[i][len]))
+		i = (i + 1) & mask;
+	return &t->slots[i];
+}
+
+/* Double the set (or create it). 0 or -ENOMEM. */
+static int strs_grow(struct ls_strs *t)
+{
+	struct ls_strs n = { .nslots = t->nslots ? t->nslots * 2 : LS_SLOTS_MIN };
+
+	n.slots = calloc(n.nslots, sizeof(*n.slots));
+	if (!n.slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nslots; i++)
+		if (t->slots[i])
+			*strs_slot(&n, t->slots[i], strlen(t->slots[i])) = t->slots[i];
+	free(t->slots);
+	t->slots = n.slots;
+	t->nslots = n.nslots;
+	return 0;
+}
+
+/* The interned copy of str[0..len) (which holds no NUL), or NULL on ENOMEM. */
+static const char *strs_intern(struct ls_strs *t, const char *str, size_t len)
+{
+	struct ls_chunk *c;
+	const char **slot;
+	char *p;
+
+	if ((t->used + 1) * 2 > t->nslots && strs_grow(t))
+		return NULL;
+	slot = strs_slot(t, str, len);
+	if (*slot)
+		return *slot;
+	c = t->chunks;
+	if (!c || c->size - c->used < len + 1) {
+		size_t size = len + 1 > LS_CHUNK ? len + 1 : LS_CHUNK;
+
+		c = malloc(sizeof(*c) + size);
+		if (!c)
+			return NULL;
+		c->next = t->chunks;
+		c->used = 0;
+		c->size = size;
+		t->chunks = c;
+	}
+	p = c->mem + c->used;
+	memcpy(p, str, len);
+	p[len] = '\0';
+	c->used += len + 1;
+	t->used++;
+	return *slot = p;
+}
+
+/* Free the arena and the set. */
+static void strs_free(struct ls_strs *t)
+{
+	while (t->chunks) {
+		struct ls_chunk *c = t->chunks;
+
+		t->chunks = c->next;
+		free(c);
+	}
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}
+
+/* -- State ----------------------------------------------------------------- */
+
+/* A call site of a cached proto and the name it gives its callee. */
+struct ls_site {
+	uint32_t pos;		/* bytecode position of the call instruction */
+	uint8_t what;		/* enum luabc_what */
+	const char *name;	/* interned; NULL when unnamed */
+};
+
+/* A cached proto of one process. */
+struct ls_proto {
+	uint64_t addr;		/* key: the GCproto address */
+	int ok;			/* p is loaded (else: reload on next use) */
+	uint64_t seen;		/* batch it was last validated in */
+	struct luaproto p;
+	const char *chunk;	/* display chunk name (interned) */
+	const char *unnamed;	/* "chunk:firstline", or chunk for a builtin (interned) */
+	struct ls_site *sites;
+	uint32_t nsites, capsites;
+};
+
+/* What is known and cached for one process. */
+struct ls_proc {
+	int pid;
+	int openresty;		/* 1, 0, -1 unknown */
+	int gcstr;		/* enum luastr_layout */
+	struct ls_proto **slots;	/* open addressing on addr; NULL: empty */
+	size_t nslots, used;
+};
+
+/* The frames array named last: its protos were validated once for all of it. */
+struct ls_batch {
+	int pid;
+	const struct lt_lua_frame *frames;
+	unsigned n;
+	uint64_t served;	/* bit i: frames[i] was named in this batch */
+	struct lt_lua_frame copy[LT_MAX_LUA];
+};
+
+struct luasym {
+	struct ls_proc **procs;
+	size_t nprocs, capprocs;
+	struct ls_strs strs;
+	uint64_t seq;		/* current batch */
+	struct ls_batch batch;
+	uint32_t *win;		/* LS_WINDOW instructions of a caller */
+};
+
+/* Create an empty symbolizer. NULL + errno. */
+struct luasym *luasym__new(void)
+{
+	struct luasym *ls = calloc(1, sizeof(*ls));
+
+	if (!ls)
+		return NULL;
+	ls->win = malloc(LS_WINDOW * sizeof(*ls->win));
+	if (!ls->win) {
+		free(ls);
+		errno = ENOMEM;
+		return NULL;
+	}
+	ls->seq = 1;
+	return ls;
+}
+
+/* Free a cached proto. */
+static void proto_free(struct ls_proto *e)
+{
+	if (!e)
+		return;
+	luaproto__free(&e->p);
+	free(e->sites);
+	free(e);
+}
+
+/* Drop every cached proto of a process. */
+static void proc_flush(struct ls_proc *pr)
+{
+	for (size_t i = 0; i < pr->nslots; i++)
+		proto_free(pr->slots[i]);
+	free(pr->slots);
+	pr->slots = NULL;
+	pr->nslots = pr->used = 0;
+}
+
+/* Free everything. */
+void luasym__delete(struct luasym *ls)
+{
+	if (!ls)
+		return;
+	for (size_t i = 0; i < ls->nprocs; i++) {
+		proc_flush(ls->procs[i]);
+		free(ls->procs[i]);
+	}
+	free(ls->procs);
+	strs_free(&ls->strs);
+	free(ls->win);
+	free(ls);
+}
+
+/* The state of pid, created when create is set. NULL if none (or ENOMEM). */
+static struct ls_proc *proc_get(struct luasym *ls, int pid, int create)
+{
+	struct ls_proc *pr;
+
+	for (size_t i = 0; i < ls->nprocs; i++)
+		if (ls->procs[i]->pid == pid)
+			return ls->procs[i];
+	if (!create)
+		return NULL;
+	if (ls->nprocs == ls->capprocs) {
+		size_t cap = ls->capprocs ? ls->capprocs * 2 : 8;
+		struct ls_proc **p = realloc(ls->procs, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		ls->procs = p;
+		ls->capprocs = cap;
+	}
+	pr = calloc(1, sizeof(*pr));
+	if (!pr)
+		return NULL;
+	pr->pid = pid;
+	pr->openresty = -1;
+	pr->gcstr = LUASTR_AUTO;
+	ls->procs[ls->nprocs++] = pr;
+	return pr;
+}
+
+/* Set what is known of pid's LuaJIT build. */
+void luasym__set_build(struct luasym *ls, int pid, int openresty, int new_gcstr)
+{
+	struct ls_proc *pr = proc_get(ls, pid, 1);
+	int gcstr = new_gcstr < 0 ? LUASTR_AUTO : new_gcstr ? LUASTR_NEW : LUASTR_OLD;
+
+	openresty = openresty < 0 ? -1 : !!openresty;
+	if (!pr || (pr->openresty == openresty && pr->gcstr == gcstr))
+		return;
+	proc_flush(pr);
+	pr->openresty = openresty;
+	pr->gcstr = gcstr;
+	ls->batch.frames = NULL;
+}
+
+/* Drop everything cached for pid. */
+void luasym__forget(struct luasym *ls, int pid)
+{
+	for (size_t i = 0; i < ls->nprocs; i++) {
+		if (ls->procs[i]->pid != pid)
+			continue;
+		proc_flush(ls->procs[i]);
+		free(ls->procs[i]);
+		ls->procs[i] = ls->procs[--ls->nprocs];
+		break;
+	}
+	ls->batch.frames = NULL;
+}
+
+/* -- Proto cache ----------------------------------------------------------- */
+
+/* The slot of addr in pr, or the empty slot where it belongs. */
+static struct ls_proto **slot_of(const struct ls_proc *pr, uint64_t addr)
+{
+	size_t mask = pr->nslots - 1;
+	size_t i = (size_t)((addr >> 3) * 0x9e3779b97f4a7c15ull >> 20) & mask;
+
+	while (pr->slots[i] && pr->slots[i]->addr != addr)
+		i = (i + 1) & mask;
+	return &pr->slots[i];
+}
+
+/* The cached entry of addr, NULL if none. */
+static struct ls_proto *proto_find(const struct ls_proc *pr, uint64_t addr)
+{
+	return pr->nslots ? *slot_of(pr, addr) : NULL;
+}
+
+/* A new, unloaded entry for addr. NULL on ENOMEM. */
+static struct ls_proto *proto_add(struct ls_proc *pr, uint64_t addr)
+{
+	struct ls_proto *e;
+
+	if ((pr->used + 1) * 2 > pr->nslots) {
+		struct ls_proc n = { .nslots = pr->nslots ? pr->nslots * 2 : LS_SLOTS_MIN };
+
+		n.slots = calloc(n.nslots, sizeof(*n.slots));
+		if (!n.slots)
+			return NULL;
+		for (size_t i = 0; i < pr->nslots; i++)
+			if (pr->slots[i])
+				*slot_of(&n, pr->slots[i]->addr) = pr->slots[i];
+		free(pr->slots);
+		pr->slots = n.slots;
+		pr->nslots = n.nslots;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->addr = addr;
+	*slot_of(pr, addr) = e;
+	pr->used++;
+	return e;
+}
+
+/* Replace control bytes of a target string with '?' (it ends up on a terminal). */
+static void sanitize(char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			s[i] = '?';
+}
+
+/* Intern a printf-formatted string. NULL on ENOMEM. */
+static const char *intern_fmt(struct luasym *ls, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static const char *intern_fmt(struct luasym *ls, const char *fmt, ...)
+{
+	char buf[LS_FMT_MAX];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return NULL;
+	return strs_intern(&ls->strs, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+}
+
+/* The display chunk name of e (jit.p's, with Lua's [string "..."] for source). */
+static int chunk_name(struct luasym *ls, struct ls_proc *pr, struct ls_proto *e)
+{
+	char buf[LUAPROTO_STR_MAX], tail[LUAPROTO_STR_MAX], *s = buf;
+	const char *pre = "";
+	int err, lay = pr->gcstr;
+	size_t len, n;
+
+	err = luastr__read(pr->pid, e->p.chunkname, &lay, 0, buf, sizeof(buf), &len);
+	if (err == -EAGAIN) {	/* layout still unknown: read this one the modern way */
+		lay = LUASTR_NEW;
+		err = luastr__read(pr->pid, e->p.chunkname, &lay, 0, buf, sizeof(buf), &len);
+	} else if (!err) {
+		pr->gcstr = lay;	/* decided, if it was not */
+	}
+	if (err)
+		return err;
+	n = strlen(buf);	/* what was read, up to an embedded NUL */
+	if (e->p.firstline == -1) {
+		sanitize(buf, n);
+		e->chunk = intern_fmt(ls, "[builtin:%s%s]", buf, n < len ? "..." : "");
+	} else if (buf[0] == '@' || buf[0] == '=') {
+		if (n < len && n == sizeof(buf) - 1) {	/* long: the basename is at the end */
+			size_t off = len - (sizeof(tail) - 1);
+
+			err = luastr__read(pr->pid, e->p.chunkname, &lay, off, tail,
+					   sizeof(tail), &len);
+			if (err)
+				return err;
+			s = tail;
+			n = strlen(tail);
+			pre = "...";
+		} else {
+			s = buf + 1;
+			n--;
+		}
+		for (size_t m = n; m > 0; m--)
+			if (s[m - 1] == '/' || s[m - 1] == '\\') {
+				s += m;
+				n -= m;
+				pre = "";
+				break;
+			}
+		sanitize(s, n);
+		e->chunk = intern_fmt(ls, "%s%.*s", pre, (int)n, s);
+	} else {	/* source text up to a control byte, cut as lj_debug_shortname does */
+		size_t m = 0;
+
+		while (m < n && m < LS_SRC_SCAN && (unsigned char)buf[m] >= ' ' && buf[m] != 0x7f)
+			m++;
+		if (m < len && m > LS_SRC_CUT)
+			m = LS_SRC_CUT;
+		e->chunk = intern_fmt(ls, "[string \"%.*s%s\"]", (int)m, buf,
+				      m < len ? "..." : "");
+	}
+	if (!e->chunk)
+		return -ENOMEM;
+	if (e->p.firstline == -1)
+		e->unnamed = e->chunk;
+	else
+		e->unnamed = intern_fmt(ls, "%s:%d", e->chunk, e->p.firstline);
+	return e->unnamed ? 0 : -ENOMEM;
+}
+
+/* (Re)load entry e from the target. 0 or -errno. */
+static int proto_load(struct luasym *ls, struct ls_proc *pr, struct ls_proto *e)
+{
+	int err;
+
+	luaproto__free(&e->p);
+	free(e->sites);
+	e->sites = NULL;
+	e->nsites = e->capsites = 0;
+	e->ok = 0;
+	if ((err = luaproto__read(pr->pid, e->addr, &e->p)))
+		return err;
+	if ((err = chunk_name(ls, pr, e))) {
+		luaproto__free(&e->p);
+		return err;
+	}
+	e->ok = 1;
+	e->seen = ls->seq;
+	return 0;
+}
+
+/* The valid proto at addr: cached and validated in this batch, or (re)loaded. */
+static int proto_get(struct luasym *ls, struct ls_proc *pr, uint64_t addr, struct ls_proto **out)
+{
+	struct ls_proto *e = proto_find(pr, addr);
+	uint8_t hdr[LUAPROTO_SIZE];
+	int err;
+
+	*out = NULL;
+	if (!addr)
+		return -EINVAL;
+	if (e && e->ok && e->seen != ls->seq) {
+		err = luaproto__peek(pr->pid, &addr, 1, hdr);
+		if (err < 0)
+			return err;
+		if (luaproto__same(&e->p, hdr))
+			e->seen = ls->seq;
+		else
+			e->ok = 0;
+	}
+	if (!e && !(e = proto_add(pr, addr)))
+		return -ENOMEM;
+	if (!e->ok && (err = proto_load(ls, pr, e)))
+		return err;
+	*out = e;
+	return 0;
+}
+
+/* Start a batch for a frames array: validate every cached proto in it at once. */
+static void batch_begin(struct luasym *ls, struct ls_proc *pr,
+			const struct lt_lua_frame *frames, unsigned n)
+{
+	uint64_t addr[LT_MAX_LUA];
+	struct ls_proto *ent[LT_MAX_LUA];
+	uint8_t hdr[LT_MAX_LUA * LUAPROTO_SIZE];
+	unsigned m = 0;
+	int got;
+
+	ls->seq++;
+	ls->batch.pid = pr->pid;
+	ls->batch.frames = frames;
+	ls->batch.n = n;
+	ls->batch.served = 0;
+	memcpy(ls->batch.copy, frames, n * sizeof(*frames));
+	for (unsigned i = 0; i < n; i++) {
+		struct ls_proto *e;
+
+		if (frames[i].kind != LT_LUA_LUA || !frames[i].addr)
+			continue;
+		e = proto_find(pr, frames[i].addr);
+		if (!e || !e->ok || e->seen == ls->seq)
+			continue;
+		e->seen = ls->seq;	/* also dedups; cleared below unless read back */
+		ent[m] = e;
+		addr[m++] = e->addr;
+	}
+	got = m ? luaproto__peek(pr->pid, addr, m, hdr) : 0;
+	for (unsigned k = 0; k < m; k++) {
+		if (got >= 0 && k < (unsigned)got) {
+			if (!luaproto__same(&ent[k]->p, hdr + (size_t)k * LUAPROTO_SIZE))
+				ent[k]->ok = 0;
+		} else {
+			ent[k]->seen = 0;	/* unread: proto_get checks it alone */
+		}
+	}
+}
+
+/* Is this call part of the current batch (same array and contents, new index)? */
+static int batch_same(const struct luasym *ls, int pid, const struct lt_lua_frame *frames,
+		      unsigned n, unsigned i)
+{
+	const struct ls_batch *b = &ls->batch;
+
+	return b->frames == frames && b->pid == pid && b->n == n && !(b->served >> i & 1) &&
+	       !memcmp(b->copy, frames, n * sizeof(*frames));
+}
+
+/* -- Naming ---------------------------------------------------------------- */
+
+/* lj_debug_funcname's "namewhat" for each way of naming. */
+static const char *const what_str[] = {
+	[LUABC_GLOBAL] = "global", [LUABC_FIELD] = "field", [LUABC_METHOD] = "method",
+	[LUABC_UPVALUE] = "upvalue", [LUABC_LOCAL] = "local", [LUABC_META] = "metamethod",
+};
+
+/* Intern a name of len bytes from the target, sanitized, "..." if cut at LS_NAME_MAX. */
+static const char *intern_name(struct luasym *ls, const char *s, size_t len, int cut)
+{
+	char buf[LS_NAME_MAX + 4];
+
+	if (len > LS_NAME_MAX) {
+		len = LS_NAME_MAX;
+		cut = 1;
+	}
+	memcpy(buf, s, len);
+	sanitize(buf, len);
+	if (cut) {
+		memcpy(buf + len, "...", 3);
+		len += 3;
+	}
+	return strs_intern(&ls->strs, buf, len);
+}
+
+/* Work out the name the call at pos of caller c gives its callee. */
+static void site_decode(struct luasym *ls, struct ls_proc *pr, struct ls_proto *c,
+			uint32_t pos, struct ls_site *site)
+{
+	const struct luaproto *p = &c->p;
+	uint32_t lo = pos >= LS_WINDOW ? pos - LS_WINDOW + 1 : 1;
+	struct luabc_name nm;
+	char key[LUAPROTO_STR_MAX];
+	uint64_t str;
+	size_t len;
+
+	site->pos = pos;
+	site->what = LUABC_NONE;
+	site->name = NULL;
+	if (luaproto__bc(pr->pid, p, lo, pos + 1, ls->win))
+		return;
+	switch (luabc__callee(ls->win, lo, pos, p->nvar ? p->dbg + p->varofs : NULL, p->nvar,
+			      &nm)) {
+	case LUABC_NONE:
+		return;
+	case LUABC_GLOBAL: case LUABC_FIELD: case LUABC_METHOD:
+		if (luaproto__kgc(pr->pid, p, nm.ref, &str) ||
+		    luastr__read(pr->pid, str, &pr->gcstr, 0, key, LS_NAME_MAX + 1, &len))
+			return;
+		site->name = intern_name(ls, key, strlen(key), strlen(key) < len);
+		break;
+	case LUABC_UPVALUE:
+		if (nm.ref >= p->sizeuv || !p->nuv)
+			return;
+		nm.name = luabc__uvname(p->dbg + p->uvofs, p->nuv, nm.ref, &nm.len);
+		if (!nm.name)
+			return;
+		site->name = intern_name(ls, nm.name, nm.len, 0);
+		break;
+	case LUABC_LOCAL: case LUABC_META:
+		site->name = intern_name(ls, nm.name, nm.len, 0);
+		break;
+	}
+	if (site->name)
+		site->what = (uint8_t)nm.what;
+}
+
+/* The name the call at pos of caller c gives its callee (cached per proto). */
+static const struct ls_site *site_get(struct luasym *ls, struct ls_proc *pr, struct ls_proto *c,
+				      uint32_t pos, struct ls_site *tmp)
+{
+	for (uint32_t k = 0; k < c->nsites; k++)
+		if (c->sites[k].pos == pos)
+			return &c->sites[k];
+	site_decode(ls, pr, c, pos, tmp);
+	if (c->nsites < LS_SITES_MAX) {
+		if (c->nsites == c->capsites) {
+			uint32_t cap = c->capsites ? c->capsites * 2 : 4;
+			struct ls_site *s = realloc(c->sites, cap * sizeof(*s));
+
+			if (!s)
+				return tmp;
+			c->sites = s;
+			c->capsites = cap;
+		}
+		c->sites[c->nsites] = *tmp;
+		return &c->sites[c->nsites++];
+	}
+	return tmp;
+}
+
+/* Name frames[i] from its caller frames[i + 1], if the caller is Lua code. */
+static const struct ls_site *callee_name(struct luasym *ls, struct ls_proc *pr,
+					 const struct lt_lua_frame *frames, unsigned n,
+					 unsigned i, struct ls_site *tmp)
+{
+	const struct lt_lua_frame *f = &frames[i], *cf;
+	struct ls_proto *c;
+	int64_t pos;
+
+	if (i + 1 >= n)
+		return NULL;
+	cf = &frames[i + 1];
+	if (f->link != LT_LINK_LUA && (f->link != LT_LINK_CONT || (f->flags & LT_LUAF_FFI_CB)))
+		return NULL;
+	if (cf->kind != LT_LUA_LUA || !cf->pc || proto_get(ls, pr, cf->addr, &c))
+		return NULL;
+	pos = luaproto__pos(pr->pid, &c->p, cf->pc);
+	if (pos < 1 || pos >= c->p.sizebc)
+		return NULL;
+	return site_get(ls, pr, c, (uint32_t)pos, tmp);
+}
+
+/* Name of a fast function by ffid for this build. */
+static const char *ff_name(struct luasym *ls, const struct ls_proc *pr, unsigned ffid)
+{
+	static const char *const ffu[] = { LVM_FFNAMES_UPSTREAM };
+	static const char *const ffo[] = { LVM_FFNAMES_OPENRESTY };
+
+	if (ffid >= 2) {
+		if (pr->openresty == 1 && ffid < sizeof(ffo) / sizeof(ffo[0]))
+			return ffo[ffid];
+		if (pr->openresty == 0 && ffid < sizeof(ffu) / sizeof(ffu[0]))
+			return ffu[ffid];
+		if (pr->openresty < 0 && ffid < LVM_FF_COMMON)
+			return ffu[ffid];
+	}
+	return intern_fmt(ls, "[builtin#%u]", ffid);
+}
+
+/* Name a Lua function frame. */
+static int lua_frame(struct luasym *ls, struct ls_proc *pr, const struct lt_lua_frame *frames,
+		     unsigned n, unsigned i, int lines, struct luaname *out)
+{
+	const struct lt_lua_frame *f = &frames[i];
+	const struct ls_site *site;
+	struct ls_site tmp;
+	struct ls_proto *e;
+	int err, line = -1;
+	const char *loc;
+
+	if ((err = proto_get(ls, pr, f->addr, &e)))
+		return err;
+	if (lines && f->pc)
+		line = luaproto__line(&e->p, luaproto__pos(pr->pid, &e->p, f->pc));
+	if (line < 0)
+		line = e->p.firstline > 0 ? e->p.firstline : 0;
+	out->line = line;
+	out->firstline = e->p.firstline;
+	out->chunk = e->chunk;
+	out->func = e->unnamed;
+	site = callee_name(ls, pr, frames, n, i, &tmp);
+	if (site && site->name) {
+		out->func = site->name;
+		out->what = what_str[site->what];
+	}
+	if (e->p.firstline == -1)
+		loc = e->chunk;
+	else if (!(loc = intern_fmt(ls, "%s:%d", e->chunk, line)))
+		return -ENOMEM;
+	/* Unnamed at function granularity (or a builtin): the location is the name. */
+	if (loc == out->func && (!lines || e->p.firstline == -1))
+		out->name = loc;
+	else
+		out->name = intern_fmt(ls, "%s (%s)", out->func, loc);
+	return out->name ? 0 : -ENOMEM;
+}
+
+/* Name frames[i] of a sample's Lua frames. */
+int luasym__frame(struct luasym *ls, int pid, const struct lt_lua_frame *frames, unsigned n,
+		  unsigned i, int lines, struct luaname *out)
+{
+	const struct lt_lua_frame *f;
+	const struct ls_site *site;
+	struct ls_site tmp;
+	struct ls_proc *pr;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->name = LS_ERROR;
+	if (!ls || !frames || i >= n || pid <= 0)
+		return -EINVAL;
+	f = &frames[i];
+	if (!(pr = proc_get(ls, pid, 1)))
+		return -ENOMEM;
+	if (pr->used >= LS_PROTOS_MAX) {	/* full: start over (never mid-call) */
+		proc_flush(pr);
+		ls->batch.frames = NULL;
+	}
+	if (n <= LT_MAX_LUA && !batch_same(ls, pid, frames, n, i))
+		batch_begin(ls, pr, frames, n);
+	else if (n > LT_MAX_LUA)
+		ls->seq++;	/* no batch: validate each proto on use */
+	if (n <= LT_MAX_LUA)
+		ls->batch.served |= 1ull << i;
+	switch (f->kind) {
+	case LT_LUA_LUA:
+		err = lua_frame(ls, pr, frames, n, i, lines, out);
+		break;
+	case LT_LUA_FAST:
+		out->name = out->func = ff_name(ls, pr, f->ffid);
+		err = out->name ? 0 : -ENOMEM;
+		break;
+	case LT_LUA_C:
+		out->name = NULL;
+		site = callee_name(ls, pr, frames, n, i, &tmp);
+		if (site && site->name) {
+			out->func = site->name;
+			out->what = what_str[site->what];
+		}
+		break;
+	case LT_LUA_COROUTINE:
+		out->name = out->func = LS_COROUTINE;
+		break;
+	default:
+		err = -EINVAL;
+	}
+	if (err) {
+		memset(out, 0, sizeof(*out));
+		out->name = LS_ERROR;
+	}
+	return err;
+}
