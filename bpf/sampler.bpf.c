@@ -322,8 +322,9 @@ static __always_inline void lua_top(struct walk *w, const struct uregs *u)
 
 	bpf_probe_read_user(&st, sizeof(st), (void *)(G + w->cfg.off_vmstate));
 	w->s.vmstate = st;
+	/* Frameless helpers (lj_vm_floor, lj_vm_mod...) keep BASE and PC too;
+	** the ones that clobber rdx fail the function-tag check. */
 	if (st == LJ_VMST_INTERP && u->pc >= w->cfg.vm_lo && u->pc < w->cfg.vm_hi &&
-	    !(u->pc >= w->cfg.leaf_lo && u->pc < w->cfg.leaf_hi) &&
 	    !bpf_probe_read_user(&tv, sizeof(tv), (void *)(u->rdx - 16)) &&
 	    (tv >> LJ_TAG_SHIFT) == LJ_TAG_FUNC) {
 		base = u->rdx;
