@@ -312,6 +312,22 @@ static __always_inline __u64 find_G(struct walk *w, const struct uregs *u, __u64
 }
 
 /*
+** The pc a trace stands for: just past its first instruction (the loop or
+** function it compiles), so the running function gets that line. 0 if unknown.
+*/
+static __always_inline __u64 trace_pc(struct walk *w, __u64 G, __s32 traceno)
+{
+	__u64 traces = 0, T = 0, pc = 0;
+
+	if (!w->cfg.off_jit_trace || traceno <= 0 || traceno >= LJ_TRACE_MAX ||
+	    bpf_probe_read_user(&traces, sizeof(traces), (void *)(G + w->cfg.off_jit_trace)) ||
+	    bpf_probe_read_user(&T, sizeof(T), (void *)(traces + 8ull * traceno)) || !T ||
+	    bpf_probe_read_user(&pc, sizeof(pc), (void *)(T + LJ_TRACE_STARTPC)) || !pc)
+		return 0;
+	return pc + 4;
+}
+
+/*
 ** Start the Lua walk at the running frame: BASE/PC registers in the
 ** interpreter, jit_base in a trace, else L->base with the innermost SAVE_PC.
 */
@@ -331,6 +347,7 @@ static __always_inline void lua_top(struct walk *w, const struct uregs *u)
 		pc = u->rbx;
 	} else if (st >= 0) {
 		bpf_probe_read_user(&base, sizeof(base), (void *)(G + w->cfg.off_jit_base));
+		pc = trace_pc(w, G, st);
 	} else if (!bpf_probe_read_user(&cf, sizeof(cf), (void *)(L + LJ_L_CFRAME)) &&
 		   (cf &= LJ_CFRAME_RAWMASK) &&
 		   !bpf_probe_read_user(&pc, sizeof(pc), (void *)(cf + LJ_CFRAME_OFS_PC)) &&

@@ -337,6 +337,7 @@ static struct lt_lua_cfg lua_cfg_of(const struct lj_info *lj, uint64_t bias)
 		.off_cur_L = lj->off_cur_L,
 		.off_vmstate = lj->off_vmstate,
 		.off_jit_base = lj->off_jit_base,
+		.off_jit_trace = lj->off_jit_trace,
 		.vm_lo = bias + lj->vm_start,
 		.vm_hi = bias + lj->vm_end,
 	};

@@ -292,6 +292,8 @@ int collector__add(struct collector *c, const struct lt_sample *s)
 		c->stats.lua_samples++;
 
 	fb = merge__stacks(&in, c->refs, &nref, &reason);
+	c->stats.with_lua += in.n_lua > 0;
+	c->stats.with_lua_fallback += in.n_lua > 0 && fb;
 	if (fb) {
 		c->stats.fallback++;
 		if (reason >= 0 && reason < MG_REASON__COUNT)

@@ -32,6 +32,8 @@ struct collector_stats {
 	uint64_t fallback;	/* samples whose merge fell back */
 	uint64_t fallback_why[8];	/* by enum mg_reason (merge/reasons.def) */
 	uint64_t lua_samples;	/* samples of LuaJIT processes */
+	uint64_t with_lua;	/* samples that have Lua frames */
+	uint64_t with_lua_fallback;	/* ... whose merge fell back */
 	uint64_t vm[COLLECT_VM__COUNT];	/* samples by VM state; all 0 while unknown */
 };
 

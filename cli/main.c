@@ -214,6 +214,10 @@ static void report_merge(const struct collector_stats *st)
 	fprintf(stderr, "luatop: %.1f%% of LuaJIT samples merged, %llu fallback stacks",
 		100.0 * (st->lua_samples - st->fallback) / st->lua_samples,
 		(unsigned long long)st->fallback);
+	if (st->with_lua)
+		fprintf(stderr, "; %.1f%% of the %llu samples with Lua frames",
+			100.0 * (st->with_lua - st->with_lua_fallback) / st->with_lua,
+			(unsigned long long)st->with_lua);
 	fputc('\n', stderr);
 	for (int r = 0; r < MG_REASON__COUNT; r++)
 		if (st->fallback_why[r])

@@ -44,6 +44,8 @@
 #define LJ_CFRAME_REACH		65536	/* a cframe lies within this above sp */
 
 #define LJ_VMST_INTERP		(-1)
+#define LJ_TRACE_STARTPC	72	/* GCtrace: MRef to the bytecode it starts at */
+#define LJ_TRACE_MAX		65536	/* trace numbers are 16 bits */
 
 /* What the sampler needs of a process's LuaJIT build (one VM per process). */
 struct lt_lua_cfg {
@@ -52,7 +54,7 @@ struct lt_lua_cfg {
 	__u32 off_cur_L;	/* offsets in global_State */
 	__u32 off_vmstate;
 	__u32 off_jit_base;
-	__u32 pad;
+	__u32 off_jit_trace;	/* G-relative address of J->trace (GCRef *) */
 	__u64 vm_lo, vm_hi;	/* absolute: the VM code */
 	__u64 leaf_lo, leaf_hi;	/* frameless helpers inside it (0: unknown) */
 	__u64 ffi_lo, ffi_hi;	/* lj_vm_ffi_call: an rbp frame, unwound by its CFI */

@@ -92,3 +92,96 @@ count_rooted_outside_vm() {
 		if (k >= 2 && f[2] == "__libc_start_main") rooted += c
 	} END { print out + 0, rooted + 0 }' "$1"
 }
+
+# --- LuaJIT --------------------------------------------------------------------
+# The Lua tests read "the Lua stack" of a sample from luatop's raw view (--raw,
+# LUA_VIEW): NATIVE...;KERNEL_[k]...;[lua];LUA1;...;LUAn, native frames root first,
+# then the separator frame [lua], then the Lua frames root first. (A merged stack
+# that fell back is NATIVE...;[lua];LUA...;KERNEL_[k]...: kernel frames are dropped
+# from the Lua part either way.) LUA_VIEW and LUA_STACK_AWK are the one place that
+# knows this: change them if the tests should read the Lua frames some other way.
+# lua_stack(LINE) returns them ';'-joined, root first, "" when there are none.
+LUA_VIEW=--raw
+LUA_STACK_AWK='
+function lua_stack(line,   s, n, f, i, j, out) {
+	s = line; sub(/ [0-9]+$/, "", s)
+	n = split(s, f, ";")
+	for (i = 1; i <= n; i++) if (f[i] == "[lua]") break
+	out = ""
+	for (j = i + 1; j <= n; j++)
+		if (f[j] !~ /_\[k\]$/) out = out (out == "" ? "" : ";") f[j]
+	return out
+}'
+
+# lua_stack_of_line LINE: the Lua part of one folded line (see LUA_STACK_AWK).
+lua_stack_of_line() {
+	printf '%s\n' "$1" | awk "$LUA_STACK_AWK"'{ print lua_stack($0) }'
+}
+
+# lua_folded FILE: FILE reduced to its Lua stacks, as folded lines "LUA1;...;LUAn COUNT"
+# (root first, equal stacks summed); samples without Lua frames are left out. The
+# other folded_* helpers work on it (a Lua frame name may hold spaces, never ';').
+lua_folded() {
+	awk "$LUA_STACK_AWK"'{ s = lua_stack($0); if (s != "") c[s] += $NF }
+		END { for (s in c) print s, c[s] }' "$1" | sort
+}
+
+# The two LuaJIT flavours: OpenResty's luajit2 installed system-wide, and upstream's
+# unpacked by scripts/deps.sh into .deps (its luajit statically linked, and its own
+# jit/*.lua modules, which its default package.path does not find).
+LJ_UPSTREAM=$TOP/.deps/luajit-upstream
+lj_flavours() {
+	echo openresty upstream
+}
+
+# lj_bin FLAVOUR: the luajit executable of FLAVOUR.
+lj_bin() {
+	case $1 in
+	openresty) echo /usr/bin/luajit ;;
+	upstream) echo "$LJ_UPSTREAM/usr/bin/luajit" ;;
+	esac
+}
+
+# lj_run FLAVOUR ARGS...: run FLAVOUR's luajit (with the jit.* modules of that
+# flavour), killed after 120 s at the latest.
+lj_run() {
+	_f=$1
+	shift
+	if [ "$_f" = upstream ]; then
+		LUA_PATH="$LJ_UPSTREAM/usr/share/luajit-2.1.0-beta3/?.lua;;" \
+			timeout 120 "$(lj_bin upstream)" "$@"
+	else
+		timeout 120 "$(lj_bin "$_f")" "$@"
+	fi
+}
+
+# build_lua_host FLAVOUR OUT: build tests/workloads/luahost/luahost.c into OUT, linked
+# with FLAVOUR's libluajit: OpenResty's shared libluajit-5.1.so.2, upstream's static
+# libluajit-5.1.a. Prints the compiler's complaint and returns 1 on failure.
+build_lua_host() {
+	case $1 in
+	openresty)
+		cc -O2 -g -Wall -I/usr/include/luajit-2.1 -o "$2" \
+			"$TOP/tests/workloads/luahost/luahost.c" -lluajit-5.1 ;;
+	upstream)
+		cc -O2 -g -Wall -I"$LJ_UPSTREAM/usr/include/luajit-2.1" -o "$2" \
+			"$TOP/tests/workloads/luahost/luahost.c" \
+			"$LJ_UPSTREAM/usr/lib/x86_64-linux-gnu/libluajit-5.1.a" -lm -ldl ;;
+	*) echo "unknown LuaJIT flavour $1"; return 1 ;;
+	esac >"$TMP/cc.log" 2>&1 || { cat "$TMP/cc.log"; return 1; }
+}
+
+# free_port: a TCP port on which nothing listens (tries a few pseudo-random ones).
+free_port() {
+	_used=$(awk 'NR > 1 && $4 == "0A" { split($2, a, ":"); print a[2] }' \
+		/proc/net/tcp /proc/net/tcp6 2>/dev/null)
+	_p=$(( 20000 + ($$ * 7919 + $(date +%N | sed 's/^0*//;s/^$/0/') / 1000) % 40000 ))
+	for _i in 1 2 3 4 5 6 7 8 9 10; do
+		_h=$(printf '%04X' "$_p")
+		case " $(echo $_used) " in
+		*" $_h "*) _p=$(( 20000 + (_p - 20000 + 4099) % 40000 )) ;;
+		*) echo "$_p"; return 0 ;;
+		esac
+	done
+	return 1
+}
