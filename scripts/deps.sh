@@ -11,7 +11,7 @@ upstream_dir="$top/.deps/luajit-upstream"
 
 pkgs="make gcc clang llvm pkg-config binutils libc6-dev libbpf-dev bpftool libelf-dev
 zlib1g-dev libncurses-dev libcriterion-dev tmux procps luajit2 libluajit2-5.1-dev nginx
-libnginx-mod-http-lua wrk"
+libnginx-mod-http-lua wrk curl"
 upstream_pkgs="luajit libluajit-5.1-2 libluajit-5.1-dev libluajit-5.1-common"
 
 missing=""

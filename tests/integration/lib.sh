@@ -185,3 +185,32 @@ free_port() {
 	done
 	return 1
 }
+
+# merge_rate ERRFILE: the percentage (integer) of samples with Lua frames that merged,
+# from luatop's batch summary ("...; 99.6% of the 1234 samples with Lua frames").
+merge_rate() {
+	sed -n 's/.*; \([0-9]*\)\.[0-9]*% of the [0-9]* samples with Lua frames.*/\1/p' "$1" | tail -1
+}
+
+# count_vm_frames FOLDED MODULE LO HI: samples with a frame left in the VM code:
+# "MODULE+0xOFF" with OFF in [LO, HI) (hex, stripped builds), or a VM symbol
+# (lj_BC_*, lj_vm_*: unstripped builds), or JIT code ([unknown]).
+count_vm_frames() {
+	awk -v mod="$2" -v lo="$3" -v hi="$4" '
+	function hex(s,   i, c, v) {
+		v = 0; s = tolower(s)
+		for (i = 1; i <= length(s); i++) { c = index("0123456789abcdef", substr(s, i, 1)); v = v * 16 + c - 1 }
+		return v
+	}
+	{
+		c = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";"); vm = 0
+		for (i = 1; i <= k; i++) {
+			if (f[i] ~ /^(lj_BC_|lj_vm_)/ || f[i] == "[unknown]") vm = 1
+			if (index(f[i], mod "+0x") == 1) {
+				off = hex(substr(f[i], length(mod) + 4))
+				if (off >= hex(lo) && off < hex(hi)) vm = 1
+			}
+		}
+		n += vm * c
+	} END { print n + 0 }' "$1"
+}

@@ -2,8 +2,8 @@
 # 127.0.0.1, a content_by_lua_block calling tests/workloads/nginx/luatop_app.lua
 # (handler -> render -> checksum). Under a bounded local load (wrk, loopback), the
 # worker's samples show the handler's Lua functions: >= 50% have handler and render
-# in their Lua stack, >= 30% checksum. If the lua module does not load, the test
-# fails with nginx's error.
+# in their Lua stack, >= 30% checksum, and >= 95% of the samples with Lua frames
+# merge. If the lua module does not load, the test fails with nginx's error.
 MODS=/usr/lib/nginx/modules
 command -v nginx >/dev/null 2>&1 || fail "nginx is not installed"
 command -v wrk >/dev/null 2>&1 || fail "wrk is not installed"
@@ -104,4 +104,8 @@ if [ "$(pct "$handler" "$total")" -lt 50 ] || [ "$(pct "$render" "$total")" -lt 
 	awk '{ print "    " $NF "\t" $0 }' "$TMP/ngx.lua" | sort -k1,1rn | head -6 | cut -c1-400 >&2
 	fail "the content handler's Lua functions are missing from the worker's samples"
 fi
+# Merging (the stats cover both views): >= 95% of worker samples with Lua frames merge.
+rate=$(merge_rate "$TMP/err")
+echo "    merged: ${rate:-?}% of worker samples with Lua frames" >&2
+[ "${rate:-0}" -ge 95 ] || fail "fewer than 95% of worker samples with Lua frames merge"
 exit 0
