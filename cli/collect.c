@@ -25,13 +25,15 @@ struct collector {
 	struct symbolizer *sym;
 	struct luasym *luasym;	/* names of Lua frames */
 	int lines;		/* Lua frames per line */
+	int mark_fallback;	/* export: root fallback stacks at "[fallback]" */
 	struct frametab *frames;
 	struct stacktab *stacks[COLLECT_VIEW__COUNT];	/* merged, raw: for export */
 	struct calltree *tree[COLLECT_VIEW__COUNT];	/* merged, raw: for the live view */
 	struct addr_slot *slots;
 	size_t nslots, used;	/* nslots is a power of two */
 	struct collector_stats stats;
-	uint32_t path[MG_MAX_OUT + 1];
+	uint32_t pathbuf[MG_MAX_OUT + 2];	/* [0]: room for "[fallback]" */
+	uint32_t *path;		/* pathbuf + 1: the stack being added */
 	/* One sample's frames by source, root first. */
 	uint32_t nat[LT_MAX_USER], ker[LT_MAX_KERNEL], lua[LT_MAX_LUA];
 	uint8_t nat_how[LT_MAX_USER];
@@ -45,6 +47,7 @@ struct collector *collector__new(void)
 
 	if (!c)
 		return NULL;
+	c->path = c->pathbuf + 1;
 	c->sym = symbolizer__new();
 	c->luasym = luasym__new();
 	c->frames = frametab__new();
@@ -204,6 +207,11 @@ void collector__set_lines(struct collector *c, int on)
 	c->lines = on;
 }
 
+void collector__set_mark_fallback(struct collector *c, int on)
+{
+	c->mark_fallback = on;
+}
+
 void collector__set_luajit(struct collector *c, int pid, int openresty)
 {
 	luasym__set_build(c->luasym, pid, openresty, -1);
@@ -269,7 +277,17 @@ static int resolve(struct collector *c, unsigned n, uint32_t *len)
 /* Add one view's stack to its stacktab and call tree. */
 static int add_view(struct collector *c, enum collect_view v, uint32_t n, uint64_t t, int fb)
 {
-	int err = stacktab__add(c->stacks[v], c->path, n, 1);
+	int err;
+
+	/* The export may root fallback stacks at a marker (path has a spare slot
+	** in front); the live view marks them by flag instead. */
+	if (fb && c->mark_fallback) {
+		c->pathbuf[0] = frametab__intern(c->frames, FRAME_SPECIAL, "[fallback]", NULL);
+		err = c->pathbuf[0] == UINT32_MAX ? -ENOMEM :
+		      stacktab__add(c->stacks[v], c->pathbuf, n + 1, 1);
+	} else {
+		err = stacktab__add(c->stacks[v], c->path, n, 1);
+	}
 
 	return err ? err : calltree__add(c->tree[v], c->path, n, 1, t, fb ? CT_FALLBACK : 0);
 }

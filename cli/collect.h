@@ -46,6 +46,8 @@ void collector__delete(struct collector *c);
 int collector__add(struct collector *c, const struct lt_sample *s);
 /* Lua frames per line (--lines) instead of per function. */
 void collector__set_lines(struct collector *c, int on);
+/* Export: root the stacks that could not be merged at "[fallback]". */
+void collector__set_mark_fallback(struct collector *c, int on);
 /* pid runs LuaJIT, OpenResty's luajit2 (1) or upstream (0): names its fast functions. */
 void collector__set_luajit(struct collector *c, int pid, int openresty);
 /* Forget what is known of a process's address space (it exited or exec'd). */

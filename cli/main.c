@@ -267,6 +267,7 @@ static int run(struct session *s)
 	if (!s->collector)
 		return die(1, "%s", "out of memory");
 	collector__set_lines(s->collector, o->lines);
+	collector__set_mark_fallback(s->collector, o->mark_fallback);
 	rc = setup_targets(s, err, sizeof(err));
 	if (!rc)
 		rc = start_sampler(s, err, sizeof(err));

@@ -12,7 +12,7 @@
 
 #include "cli/options.h"
 
-enum { OPT_DURATION = 256, OPT_RAW, OPT_CAPTURE, OPT_LINES };
+enum { OPT_DURATION = 256, OPT_RAW, OPT_CAPTURE, OPT_LINES, OPT_MARK_FALLBACK };
 
 static const struct option long_opts[] = {
 	{ "pid",	required_argument, NULL, 'p' },
@@ -22,6 +22,7 @@ static const struct option long_opts[] = {
 	{ "delay",	required_argument, NULL, 'd' },
 	{ "raw",	no_argument,	   NULL, OPT_RAW },
 	{ "lines",	no_argument,	   NULL, OPT_LINES },
+	{ "mark-fallback", no_argument,	   NULL, OPT_MARK_FALLBACK },
 	{ "input",	required_argument, NULL, 'i' },
 	{ "window",	required_argument, NULL, 'w' },
 	{ "capture",	required_argument, NULL, OPT_CAPTURE },
@@ -53,6 +54,7 @@ static const char usage[] =
 "                           FILE ('-' for stdout) when sampling ends\n"
 "      --duration SECONDS   stop after SECONDS; without it, sampling runs until the\n"
 "                           targets exit or luatop gets SIGINT/SIGTERM\n"
+"      --mark-fallback      root the stacks that could not be merged at [fallback]\n"
 "\n"
 "Live view:\n"
 "  -d, --delay SECONDS      refresh interval (default 1)\n"
@@ -200,6 +202,9 @@ static int parse_one(struct options *o, int c, const char *arg, char *err, size_
 		return 0;
 	case OPT_LINES:
 		o->lines = 1;
+		return 0;
+	case OPT_MARK_FALLBACK:
+		o->mark_fallback = 1;
 		return 0;
 	case 'i':
 		o->input = arg;

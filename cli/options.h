@@ -22,6 +22,7 @@ struct options {
 	double delay;		/* -d SECONDS between TUI refreshes */
 	int raw;		/* --raw: do not merge Lua and native stacks */
 	int lines;		/* --lines: Lua frames per line, not per function */
+	int mark_fallback;	/* --mark-fallback: root fallback stacks at "[fallback]" */
 	const char *input;	/* -i FILE: show a folded file in the live view */
 	enum ct_window window;	/* -w: the window shown first */
 	unsigned span;		/* -w last:N: sliding window, seconds (default 10) */

@@ -17,6 +17,7 @@
 #include "cli/view.h"
 #include "profile/calltree.h"
 #include "profile/folded.h"
+#include "merge/merge.h"
 #include "profile/frames.h"
 #include "profile/stacks.h"
 #include "tui/tui.h"
@@ -47,6 +48,14 @@ static void live_stats(void *ctx, struct tui_stats *st)
 	st->vm[TUI_VM_C] = cs->vm[COLLECT_VM_C];
 	st->vm[TUI_VM_GC] = cs->vm[COLLECT_VM_GC];
 	st->vm[TUI_VM_COMPILER] = cs->vm[COLLECT_VM_COMPILER];
+	uint64_t top = 0;
+
+	st->fallback_why = NULL;
+	for (int r = 0; r < MG_REASON__COUNT; r++)
+		if (cs->fallback_why[r] > top) {
+			top = cs->fallback_why[r];
+			st->fallback_why = merge__reason_text(r);
+		}
 	st->exited = !session__alive(s);
 	st->failed = s->alloc_failed;
 }

@@ -140,7 +140,10 @@ static void line2(struct ui *u)
 		add(u, 1, &x, lost >= WARN_LOST ? CR_WARN : CR_HEADER, buf);
 		add(u, 1, &x, CR_HEADER, sep(u));
 	}
-	snprintf(buf, sizeof(buf), "fallback %.1f%%", fbp);
+	if (fb > 0 && u->st.fallback_why)
+		snprintf(buf, sizeof(buf), "fallback %.1f%% (%s)", fbp, u->st.fallback_why);
+	else
+		snprintf(buf, sizeof(buf), "fallback %.1f%%", fbp);
 	add(u, 1, &x, fbp >= WARN_FALLBACK ? CR_WARN : CR_HEADER, buf);
 	if (u->feed->tree[0] != u->feed->tree[1]) {	/* a file has one kind of stack */
 		add(u, 1, &x, CR_HEADER, sep(u));

@@ -19,6 +19,7 @@ struct tui_stats {
 	uint64_t received;		/* samples taken in since the start */
 	uint64_t lost;			/* samples dropped before user space */
 	uint64_t vm[TUI_VM__COUNT];	/* samples by VM state; all 0: not known */
+	const char *fallback_why;	/* the commonest reason stacks fell back; NULL: none */
 	int exited;			/* every target has exited */
 	int failed;			/* sampling stopped (out of memory) */
 };
