@@ -1,6 +1,7 @@
 # The live view on a LuaJIT program (scripts/demo.lua started by luatop): it runs,
-# counts samples, draws the program's stacks, and q stops the program and exits 0.
-# (Lua frames are not decoded yet: the frames are luajit's native ones.)
+# counts samples, draws the program's merged stacks (its Lua functions in the icicle),
+# m flips to the raw stacks (the Lua frames as their own block after [lua]) and back,
+# and q stops the program and exits 0.
 . "$TOP/tests/integration/tmux.sh"
 
 luajit=$(command -v luajit || echo "$TOP/.deps/luajit-upstream/usr/bin/luajit")
@@ -10,6 +11,13 @@ tui_wait 'PID [0-9]+ \(luajit\)' 40
 tui_wait ' LIVE '
 tui_wait '[0-9]{3} samples' 30
 tui_wait '(^| )(main|_start|lua_pcall|luajit[^ ]*)( |$)'
+tui_wait 'handle' 30
+tui_wait ' MERGED '
+tui_keys m
+tui_wait ' RAW '
+tui_wait '\[lua\]' 20
+tui_keys m
+tui_wait ' MERGED '
 pid=$(tui_line 1 | sed -n 's/.*PID \([0-9]*\) (luajit).*/\1/p')
 [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || fail "the LuaJIT program is not running"
 tui_keys q
