@@ -6,14 +6,13 @@
 ** section and header ranges against the file size; every count, index and
 ** string is still checked here, names are length-capped and the name arena is
 ** bounded, so a crafted file can neither crash luatop nor exhaust its memory.
-** Files are read with ELF_C_READ (pread), not mmap: a target truncating a mapped
-** file under us would otherwise raise SIGBUS. Only the symbol, string and note
-** sections are read, so a debug file's .debug_* sections cost nothing.
+** Files are opened through elffile.c (pread, not mmap). Only the symbol, string
+** and note sections are read, so a debug file's .debug_* sections cost nothing.
 **
 ** SHF_COMPRESSED symbol and string tables (seen only in hand-made files: gcc -gz
 ** and objcopy --compress-debug-sections compress .debug_* alone) are inflated by
-** libelf after the Elf64_Chdr has been checked here: ZLIB only (ZSTD and unknown
-** types count as absent) and a declared size under ES_INFLATE_MAX.
+** elffile__plain: ZLIB only (ZSTD and unknown types count as absent) and a
+** declared size up to ES_INFLATE_MAX.
 */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,9 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/stat.h>
 
+#include "symbolize/elffile.h"
 #include "symbolize/elfsyms.h"
+#include "symbolize/symorder.h"
 
 #define ES_NAME_MAX	1024		/* longer names are truncated */
 #define ES_ARENA_MAX	(256u << 20)	/* names beyond this are dropped */
@@ -141,27 +141,6 @@ static int sym_wanted(const GElf_Sym *sym)
 }
 
 /*
-** Inflate a SHF_COMPRESSED section in memory so elf_getdata/elf_strptr see plain
-** bytes: 0, or -1 when it must count as absent (ZSTD, unknown type, a declared
-** size over ES_INFLATE_MAX or beyond zlib's 1032:1 ratio, corrupt stream).
-*/
-static int scn_plain(Elf_Scn *scn)
-{
-	GElf_Shdr sh;
-	GElf_Chdr ch;
-
-	if (!gelf_getshdr(scn, &sh))
-		return -1;
-	if (!(sh.sh_flags & SHF_COMPRESSED))
-		return 0;
-	if (sh.sh_type == SHT_NOBITS || !gelf_getchdr(scn, &ch) || ch.ch_type != ELFCOMPRESS_ZLIB)
-		return -1;
-	if (ch.ch_size > ES_INFLATE_MAX || ch.ch_size / 1032 > sh.sh_size)
-		return -1;
-	return elf_compress(scn, 0, 0) == 1 ? 0 : -1;
-}
-
-/*
 ** End of the section holding a sizeless .symtab symbol, or UINT64_MAX when the
 ** symbol's section is special (SHN_ABS, SHN_XINDEX), not loaded, or does not
 ** contain it (an inconsistent file: then only the next symbol bounds it).
@@ -214,7 +193,7 @@ static int load_table(struct elfsyms *s, Elf *elf, Elf_Scn *scn, const GElf_Shdr
 	Elf_Data *d;
 	size_t n;
 
-	if (!str || !sh->sh_link || scn_plain(scn) || scn_plain(str))
+	if (!str || !sh->sh_link || elffile__plain(scn, ES_INFLATE_MAX) || elffile__plain(str, ES_INFLATE_MAX))
 		return 0;
 	d = elf_getdata(scn, NULL);
 	if (!d || !d->d_buf || d->d_type != ELF_T_SYM || !ent)
@@ -274,7 +253,7 @@ static void load_debuglink(struct elfsyms *s, Elf *elf, Elf_Scn *scn)
 	size_t len, crc_off;
 	Elf_Data *d;
 
-	if (scn_plain(scn) || !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+	if (elffile__plain(scn, ES_INFLATE_MAX) || !(d = elf_getdata(scn, NULL)) || !d->d_buf)
 		return;
 	b = d->d_buf;
 	len = strnlen((const char *)b, d->d_size);
@@ -388,11 +367,7 @@ static int cmp_sym(const void *a, const void *b, void *arg)
 	const struct es_sym *x = a, *y = b;
 	const char *names = arg;
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank > y->rank ? -1 : 1;
-	return strcmp(names + x->name, names + y->name);
+	return symorder__cmp(x->addr, x->rank, names + x->name, y->addr, y->rank, names + y->name);
 }
 
 /*
@@ -484,26 +459,15 @@ static struct elfsyms *load_elf(Elf *elf)
 struct elfsyms *elfsyms__load_fd(int fd)
 {
 	struct elfsyms *s;
-	struct stat st;
-	Elf *elf;
+	struct elffile f;
+	int err = elffile__open_fd(&f, fd);
 
-	if (fstat(fd, &st))
-		return NULL;
-	if (!S_ISREG(st.st_mode)) {	/* a FIFO or device could block or misbehave */
-		errno = EINVAL;
+	if (err) {
+		errno = -err;
 		return NULL;
 	}
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		errno = ELIBBAD;
-		return NULL;
-	}
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf) {
-		errno = ENOEXEC;
-		return NULL;
-	}
-	s = load_elf(elf);
-	elf_end(elf);
+	s = load_elf(f.elf);
+	elffile__close(&f);
 	return s;
 }
 
@@ -527,32 +491,15 @@ struct elfsyms *elfsyms__load_path(const char *path)
 struct elfsyms *elfsyms__load_mem(const void *buf, size_t len)
 {
 	struct elfsyms *s;
-	char *copy;
-	Elf *elf;
+	struct elffile f;
+	int err = elffile__open_mem(&f, buf, len);
 
-	if (!buf || !len) {
-		errno = ENOEXEC;
+	if (err) {
+		errno = -err;
 		return NULL;
 	}
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		errno = ELIBBAD;
-		return NULL;
-	}
-	copy = malloc(len);	/* libelf may convert in place; keep the caller's buffer intact */
-	if (!copy) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	memcpy(copy, buf, len);
-	elf = elf_memory(copy, len);
-	if (!elf) {
-		free(copy);
-		errno = ENOEXEC;
-		return NULL;
-	}
-	s = load_elf(elf);
-	elf_end(elf);
-	free(copy);
+	s = load_elf(f.elf);
+	elffile__close(&f);
 	return s;
 }
 

@@ -6,17 +6,16 @@
 ** consecutive lines and are stored once per run.
 */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "symbolize/kallsyms.h"
+#include "symbolize/symorder.h"
+#include "symbolize/readfile.h"
 
 #define KS_NONE		UINT32_MAX	/* no module: the core kernel */
 #define KS_NAME_MAX	1024		/* KSYM_NAME_LEN is 512; longer is truncated */
-#define KS_READ_CHUNK	(1u << 20)
-#define KS_READ_MAX	(512u << 20)
+#define KS_READ_MAX	(512u << 20)	/* /proc/kallsyms at or beyond this is refused */
 
 struct ks_sym {
 	uint64_t addr;
@@ -158,11 +157,7 @@ static int cmp_sym(const void *a, const void *b, void *arg)
 	const struct ks_sym *x = a, *y = b;
 	const char *names = arg;
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank > y->rank ? -1 : 1;
-	return strcmp(names + x->name, names + y->name);
+	return symorder__cmp(x->addr, x->rank, names + x->name, y->addr, y->rank, names + y->name);
 }
 
 /* Sort and keep the best-ranked symbol per address. */
@@ -247,55 +242,6 @@ int kallsyms__parse(const char *text, size_t len, struct kallsyms **out)
 
 /* -- Loading -------------------------------------------------------------- */
 
-/* Read a whole /proc file (st_size is 0 there) into a malloc'd buffer. */
-static int slurp(const char *path, char **buf, size_t *len)
-{
-	size_t cap = KS_READ_CHUNK, n = 0;
-	char *b = malloc(cap);
-	int fd = -1, err = 0;
-
-	if (!b)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		goto fail;
-	}
-	for (;;) {
-		ssize_t r;
-
-		if (n == cap) {
-			char *nb = cap < KS_READ_MAX ? realloc(b, cap * 2) : NULL;
-
-			if (!nb) {
-				err = -ENOMEM;
-				goto fail;
-			}
-			b = nb;
-			cap *= 2;
-		}
-		r = read(fd, b + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			err = -errno;
-			goto fail;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	*buf = b;
-	*len = n;
-	return 0;
-fail:
-	if (fd >= 0)
-		close(fd);
-	free(b);
-	return err;
-}
-
 /* Read and parse /proc/kallsyms; an empty table is ENOENT. */
 struct kallsyms *kallsyms__load(void)
 {
@@ -304,7 +250,7 @@ struct kallsyms *kallsyms__load(void)
 	size_t len = 0;
 	int err;
 
-	err = slurp("/proc/kallsyms", &buf, &len);
+	err = readfile__all("/proc/kallsyms", KS_READ_MAX, &buf, &len);
 	if (err) {
 		errno = -err;
 		return NULL;

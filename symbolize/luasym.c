@@ -12,6 +12,7 @@
 #include "symbolize/luaproto.h"
 #include "symbolize/luasym.h"
 #include "symbolize/luavmdef.h"
+#include "symbolize/strpool.h"
 
 _Static_assert(LT_MAX_LUA <= LUAPROTO_PEEK_MAX && LT_MAX_LUA <= 64,
 	       "a batch is one luaproto__peek and a 64-bit served mask");
@@ -23,107 +24,9 @@ _Static_assert(LT_MAX_LUA <= LUAPROTO_PEEK_MAX && LT_MAX_LUA <= 64,
 #define LS_SRC_SCAN	48		/* source text shown whole in [string "..."] */
 #define LS_SRC_CUT	45		/* or cut to this, then "..." (LUA_IDSIZE - 15) */
 #define LS_FMT_MAX	4096
-#define LS_CHUNK	(64 * 1024)	/* string arena chunk */
 #define LS_SLOTS_MIN	256u
 #define LS_ERROR	"[lua:?]"
 #define LS_COROUTINE	"[coroutine]"
-
-/* -- Interned strings ------------------------------------------------------ */
-
-struct ls_chunk {
-	struct ls_chunk *next;	/* older chunks */
-	size_t used, size;	/* bytes handed out / in mem[] */
-	char mem[];
-};
-
-/* Strings that never move: a chunked arena and an open-addressing set (FNV-1a). */
-struct ls_strs {
-	struct ls_chunk *chunks;
-	const char **slots;	/* NULL: empty */
-	size_t nslots, used;	/* nslots is a power of two */
-};
-
-/* FNV-1a of len bytes. */
-static uint64_t fnv1a(const char *p, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)p[i]) * 0x100000001b3ull;
-	return h;
-}
-
-/* The slot holding str[0..len), or the empty slot where it belongs. */
-static const char **strs_slot(const struct ls_strs *t, const char *str, size_t len)
-{
-	size_t mask = t->nslots - 1, i = (size_t)fnv1a(str, len) & mask;
-
-	while (t->slots[i] && (strncmp(t->slots[i], str, len) || t->slots[i][len]))
-		i = (i + 1) & mask;
-	return &t->slots[i];
-}
-
-/* Double the set (or create it). 0 or -ENOMEM. */
-static int strs_grow(struct ls_strs *t)
-{
-	struct ls_strs n = { .nslots = t->nslots ? t->nslots * 2 : LS_SLOTS_MIN };
-
-	n.slots = calloc(n.nslots, sizeof(*n.slots));
-	if (!n.slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->nslots; i++)
-		if (t->slots[i])
-			*strs_slot(&n, t->slots[i], strlen(t->slots[i])) = t->slots[i];
-	free(t->slots);
-	t->slots = n.slots;
-	t->nslots = n.nslots;
-	return 0;
-}
-
-/* The interned copy of str[0..len) (which holds no NUL), or NULL on ENOMEM. */
-static const char *strs_intern(struct ls_strs *t, const char *str, size_t len)
-{
-	struct ls_chunk *c;
-	const char **slot;
-	char *p;
-
-	if ((t->used + 1) * 2 > t->nslots && strs_grow(t))
-		return NULL;
-	slot = strs_slot(t, str, len);
-	if (*slot)
-		return *slot;
-	c = t->chunks;
-	if (!c || c->size - c->used < len + 1) {
-		size_t size = len + 1 > LS_CHUNK ? len + 1 : LS_CHUNK;
-
-		c = malloc(sizeof(*c) + size);
-		if (!c)
-			return NULL;
-		c->next = t->chunks;
-		c->used = 0;
-		c->size = size;
-		t->chunks = c;
-	}
-	p = c->mem + c->used;
-	memcpy(p, str, len);
-	p[len] = '\0';
-	c->used += len + 1;
-	t->used++;
-	return *slot = p;
-}
-
-/* Free the arena and the set. */
-static void strs_free(struct ls_strs *t)
-{
-	while (t->chunks) {
-		struct ls_chunk *c = t->chunks;
-
-		t->chunks = c->next;
-		free(c);
-	}
-	free(t->slots);
-	memset(t, 0, sizeof(*t));
-}
 
 /* -- State ----------------------------------------------------------------- */
 
@@ -167,7 +70,7 @@ struct ls_batch {
 struct luasym {
 	struct ls_proc **procs;
 	size_t nprocs, capprocs;
-	struct ls_strs strs;
+	struct strpool strs;
 	uint64_t seq;		/* current batch */
 	struct ls_batch batch;
 	uint32_t *win;		/* LS_WINDOW instructions of a caller */
@@ -186,6 +89,7 @@ struct luasym *luasym__new(void)
 		errno = ENOMEM;
 		return NULL;
 	}
+	strpool__init(&ls->strs, LS_SLOTS_MIN);
 	ls->seq = 1;
 	return ls;
 }
@@ -220,7 +124,7 @@ void luasym__delete(struct luasym *ls)
 		free(ls->procs[i]);
 	}
 	free(ls->procs);
-	strs_free(&ls->strs);
+	strpool__free(&ls->strs);
 	free(ls->win);
 	free(ls);
 }
@@ -351,7 +255,7 @@ static const char *intern_fmt(struct luasym *ls, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return NULL;
-	return strs_intern(&ls->strs, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+	return strpool__intern(&ls->strs, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
 /* The display chunk name of e (jit.p's, with Lua's [string "..."] for source). */
@@ -538,7 +442,7 @@ static const char *intern_name(struct luasym *ls, const char *s, size_t len, int
 		memcpy(buf + len, "...", 3);
 		len += 3;
 	}
-	return strs_intern(&ls->strs, buf, len);
+	return strpool__intern(&ls->strs, buf, len);
 }
 
 /* Work out the name the call at pos of caller c gives its callee. */

@@ -6,15 +6,13 @@
 ** The text is untrusted in tests and fixtures: every read is bounded by the line end.
 */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "symbolize/procmaps.h"
+#include "symbolize/readfile.h"
 
-#define MAPS_READ_CHUNK	(64 * 1024)
 #define MAPS_READ_MAX	(256u << 20)	/* ~65536 mappings * ~4 KiB paths is far less */
 
 /* A cursor over one line, without its '\n'. */
@@ -182,55 +180,6 @@ int procmaps__parse(const char *text, size_t len, struct procmaps *out)
 	return 0;
 }
 
-/* Read a whole /proc file into a malloc'd buffer (its size is unknown in advance). */
-static int slurp(const char *path, char **buf, size_t *len)
-{
-	size_t cap = MAPS_READ_CHUNK, n = 0;
-	char *b = malloc(cap);
-	int fd = -1, err = 0;
-
-	if (!b)
-		return -ENOMEM;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		goto fail;
-	}
-	for (;;) {
-		ssize_t r;
-
-		if (n == cap) {
-			char *nb = cap < MAPS_READ_MAX ? realloc(b, cap * 2) : NULL;
-
-			if (!nb) {
-				err = -ENOMEM;
-				goto fail;
-			}
-			b = nb;
-			cap *= 2;
-		}
-		r = read(fd, b + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			err = -errno;
-			goto fail;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	*buf = b;
-	*len = n;
-	return 0;
-fail:
-	if (fd >= 0)
-		close(fd);
-	free(b);
-	return err;
-}
-
 /* Read and parse /proc/PID/maps. */
 int procmaps__read(int pid, struct procmaps *out)
 {
@@ -241,7 +190,7 @@ int procmaps__read(int pid, struct procmaps *out)
 	if (!out || pid <= 0)
 		return -EINVAL;
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	err = slurp(path, &buf, &len);
+	err = readfile__all(path, MAPS_READ_MAX, &buf, &len);
 	if (err)
 		return err;
 	err = procmaps__parse(buf, len, out);

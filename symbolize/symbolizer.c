@@ -26,125 +26,19 @@
 #include "symbolize/mapfile.h"
 #include "symbolize/perfmap.h"
 #include "symbolize/procmaps.h"
+#include "symbolize/strpool.h"
 #include "symbolize/symbolizer.h"
 
 #define SY_PID_BUCKETS	256
 #define SY_REREAD_NS	100000000ull	/* re-read maps at most every 100 ms per pid */
 #define SY_VDSO_MAX	(1u << 20)	/* the vDSO is 2-4 pages; refuse anything big */
-#define SY_CHUNK	(64 * 1024)	/* string arena chunk */
-#define SY_SLOTS_MIN	1024u
+#define SY_SLOTS_MIN	1024u		/* first size of the string set and the memo */
 #define SY_UNKNOWN	"[unknown]"
 #define SY_JIT		"[jit]"		/* module of perf map hits */
 #define SY_DEBUG_ROOT	"/usr/lib/debug"
 #define SY_CRC_CHUNK	(256 * 1024)
 #define SY_CRC_MAX	(4ull << 30)	/* bigger debug files fail the CRC check */
 #define SY_STATUS_MAX	8192		/* bytes of /proc/PID/status searched for NSpid */
-
-/* -- Interned strings ----------------------------------------------------- */
-
-struct sy_chunk {
-	struct sy_chunk *next;	/* older chunks */
-	size_t used, size;	/* bytes handed out / in mem[] */
-	char mem[];
-};
-
-/* A set of strings that never move: chunked arena + open addressing (FNV-1a). */
-struct sy_strs {
-	struct sy_chunk *chunks;
-	const char **slots;	/* NULL marks an empty slot */
-	size_t nslots, used;	/* nslots is a power of two */
-};
-
-/* FNV-1a over len bytes. */
-static uint64_t fnv1a(const void *p, size_t len)
-{
-	const unsigned char *b = p;
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	return h;
-}
-
-/* Copy len bytes plus a NUL into the arena. */
-static char *strs_copy(struct sy_strs *t, const char *str, size_t len)
-{
-	struct sy_chunk *c = t->chunks;
-	char *p;
-
-	if (!c || c->size - c->used < len + 1) {
-		size_t size = len + 1 > SY_CHUNK ? len + 1 : SY_CHUNK;
-
-		c = malloc(sizeof(*c) + size);
-		if (!c)
-			return NULL;
-		c->next = t->chunks;
-		c->used = 0;
-		c->size = size;
-		t->chunks = c;
-	}
-	p = c->mem + c->used;
-	memcpy(p, str, len);
-	p[len] = '\0';
-	c->used += len + 1;
-	return p;
-}
-
-/* The slot holding str, or the empty slot where it belongs. */
-static const char **strs_slot(const struct sy_strs *t, const char *str, size_t len)
-{
-	size_t mask = t->nslots - 1, i = (size_t)fnv1a(str, len) & mask;
-
-	while (t->slots[i] && (strncmp(t->slots[i], str, len) || t->slots[i][len]))
-		i = (i + 1) & mask;
-	return &t->slots[i];
-}
-
-/* Double the slot table (or create it). */
-static int strs_grow(struct sy_strs *t)
-{
-	struct sy_strs n = { .nslots = t->nslots ? t->nslots * 2 : SY_SLOTS_MIN };
-
-	n.slots = calloc(n.nslots, sizeof(*n.slots));
-	if (!n.slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->nslots; i++)
-		if (t->slots[i])
-			*strs_slot(&n, t->slots[i], strlen(t->slots[i])) = t->slots[i];
-	free(t->slots);
-	t->slots = n.slots;
-	t->nslots = n.nslots;
-	return 0;
-}
-
-/* The interned copy of str[0..len), or NULL on ENOMEM. */
-static const char *strs_intern(struct sy_strs *t, const char *str, size_t len)
-{
-	const char **slot;
-
-	if ((t->used + 1) * 2 > t->nslots && strs_grow(t))
-		return NULL;
-	slot = strs_slot(t, str, len);
-	if (!*slot) {
-		*slot = strs_copy(t, str, len);
-		if (!*slot)
-			return NULL;
-		t->used++;
-	}
-	return *slot;
-}
-
-/* Free every chunk and the table. */
-static void strs_free(struct sy_strs *t)
-{
-	while (t->chunks) {
-		struct sy_chunk *c = t->chunks;
-
-		t->chunks = c->next;
-		free(c);
-	}
-	free(t->slots);
-}
 
 /* -- Structures ----------------------------------------------------------- */
 
@@ -190,7 +84,7 @@ struct symbolizer {
 	struct sy_proc *procs[SY_PID_BUCKETS];
 	struct sy_file *files;
 	size_t nfiles, files_cap;
-	struct sy_strs strs;
+	struct strpool strs;
 	struct kallsyms *ksyms;
 	uint8_t ksyms_tried;	/* load kallsyms once, even when it failed */
 	char *debug_root;	/* where separate debug files live, inside each root */
@@ -585,15 +479,15 @@ static const char *module_name(struct symbolizer *s, const char *path)
 	if (!path[0])
 		return NULL;
 	if (path[0] != '/')
-		return strs_intern(&s->strs, path, strlen(path));	/* "[vdso]", "[heap]" */
+		return strpool__intern(&s->strs, path, strlen(path));	/* "[vdso]", "[heap]" */
 	b = b ? b + 1 : path;
 	len = strlen(b);
 	if (len > sizeof(deleted) - 1 &&
 	    !strcmp(b + len - (sizeof(deleted) - 1), deleted))
 		len -= sizeof(deleted) - 1;
 	if (!len)		/* "/dir/": keep the whole path rather than "" */
-		return strs_intern(&s->strs, path, strlen(path));
-	return strs_intern(&s->strs, b, len);
+		return strpool__intern(&s->strs, path, strlen(path));
+	return strpool__intern(&s->strs, b, len);
 }
 
 /* Resolve a mapping to its module name and symbols, once. */
@@ -705,7 +599,7 @@ static int anon_exec(const struct procmap *m)
 static struct sy_memo *memo_slot(struct sy_memo *tab, size_t nslots, const char *key)
 {
 	uintptr_t k = (uintptr_t)key;
-	size_t mask = nslots - 1, i = (size_t)fnv1a(&k, sizeof(k)) & mask;
+	size_t mask = nslots - 1, i = (size_t)strpool__hash(&k, sizeof(k)) & mask;
 
 	while (tab[i].key && tab[i].key != key)
 		i = (i + 1) & mask;
@@ -752,7 +646,7 @@ static const char *demangled(struct symbolizer *s, const char *name)
 	if (m->key)
 		return m->val;
 	d = demangler__demangle(s->dm, name);
-	v = d ? strs_intern(&s->strs, d, strlen(d)) : NULL;
+	v = d ? strpool__intern(&s->strs, d, strlen(d)) : NULL;
 	free(d);
 	m->key = name;
 	m->val = v ? v : name;
@@ -771,7 +665,7 @@ static int module_only(struct symbolizer *s, const char *module, uint64_t off,
 	const char *name = NULL;
 
 	if (n > 0 && (size_t)n < sizeof(buf))
-		name = strs_intern(&s->strs, buf, (size_t)n);
+		name = strpool__intern(&s->strs, buf, (size_t)n);
 	out->name = name ? name : module;
 	out->module = module;
 	out->offset = off;
@@ -805,7 +699,7 @@ static int perfmap_lookup(struct symbolizer *s, struct sy_proc *p, uint64_t addr
 
 	perfmap_refresh(p);
 	name = perfmap__lookup(p->pmap, addr, &off);
-	if (!name || !(name = strs_intern(&s->strs, name, strlen(name))))
+	if (!name || !(name = strpool__intern(&s->strs, name, strlen(name))))
 		return -ENOENT;		/* interned: the map may be reloaded and freed */
 	out->name = demangled(s, name);
 	out->module = SY_JIT;
@@ -828,9 +722,11 @@ struct symbolizer *symbolizer__new(void)
 	struct symbolizer *s = calloc(1, sizeof(*s));
 	const char *root = secure_getenv("LUATOP_DEBUG_ROOT");
 
-	if (!s || strs_grow(&s->strs) || !(s->debug_root = strdup(SY_DEBUG_ROOT))) {
+	if (s)
+		strpool__init(&s->strs, SY_SLOTS_MIN);
+	if (!s || strpool__grow(&s->strs) || !(s->debug_root = strdup(SY_DEBUG_ROOT))) {
 		if (s)
-			free(s->strs.slots);
+			strpool__free(&s->strs);
 		free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -888,7 +784,7 @@ void symbolizer__delete(struct symbolizer *s)
 		free(s->files[i].img);
 	}
 	free(s->files);
-	strs_free(&s->strs);
+	strpool__free(&s->strs);
 	kallsyms__delete(s->ksyms);
 	demangler__delete(s->dm);
 	free(s->memo);

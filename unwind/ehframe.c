@@ -21,16 +21,15 @@
 ** - CIE augmentations z, R, P, L, S; any other letter rejects the CIE (its
 **   meaning is unknown, so its rows cannot be trusted).
 ** - Relocatable objects (ET_REL) are refused: their addresses are unrelocated.
-** - SHF_COMPRESSED sections are inflated with zlib (ELFCOMPRESS_ZLIB only, up to
-**   UW_INFLATE_MAX); others are skipped.
+** - SHF_COMPRESSED sections are inflated by elffile__plain (ELFCOMPRESS_ZLIB
+**   only, up to UW_INFLATE_MAX); others are skipped and counted in nbad.
 */
 #include <errno.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <zlib.h>
 
+#include "symbolize/elffile.h"
 #include "unwind/cfa.h"
 #include "unwind/ehframe.h"
 
@@ -717,57 +716,19 @@ const struct lt_uw_rule *uw_table__lookup(const struct uw_table *t, uint64_t vad
 
 /* -- ELF files ------------------------------------------------------------ */
 
-/* Inflate a SHF_COMPRESSED (zlib) section: a malloc'd buffer, or NULL to skip it. */
-static uint8_t *inflate_scn(Elf_Scn *scn, size_t *outlen)
-{
-	Elf_Data *d = elf_rawdata(scn, NULL);
-	Elf64_Chdr ch;
-	uLongf n;
-	uint8_t *out;
-
-	if (!d || !d->d_buf || d->d_size < sizeof(ch))
-		return NULL;
-	memcpy(&ch, d->d_buf, sizeof(ch));
-	if (ch.ch_type != ELFCOMPRESS_ZLIB || !ch.ch_size || ch.ch_size > UW_INFLATE_MAX)
-		return NULL;	/* zstd and others: not supported */
-	n = (uLongf)ch.ch_size;
-	out = malloc(n);
-	if (!out)
-		return NULL;
-	if (uncompress(out, &n, (const Bytef *)d->d_buf + sizeof(ch),
-		       (uLong)(d->d_size - sizeof(ch))) != Z_OK || n != ch.ch_size) {
-		free(out);
-		return NULL;
-	}
-	*outlen = n;
-	return out;
-}
-
 /* Add one .eh_frame/.debug_frame section of an ELF file. */
 static int add_scn(struct uw_table *t, Elf_Scn *scn, const GElf_Shdr *sh, int is_eh)
 {
-	uint8_t *buf = NULL;
-	const void *p;
-	size_t n = 0;
-	int err;
+	Elf_Data *d;
 
-	if (sh->sh_flags & SHF_COMPRESSED) {
-		p = buf = inflate_scn(scn, &n);
-		if (!buf) {
-			t->nbad++;
-			return 0;
-		}
-	} else {
-		Elf_Data *d = elf_getdata(scn, NULL);
-
-		if (!d || !d->d_buf)
-			return 0;
-		p = d->d_buf;
-		n = d->d_size;
+	if ((sh->sh_flags & SHF_COMPRESSED) && elffile__plain(scn, UW_INFLATE_MAX)) {
+		t->nbad++;	/* zstd and others: not supported */
+		return 0;
 	}
-	err = uw_table__add_section(t, p, n, sh->sh_addr, is_eh);
-	free(buf);
-	return err;
+	d = elf_getdata(scn, NULL);
+	if (!d || !d->d_buf)
+		return 0;
+	return uw_table__add_section(t, d->d_buf, d->d_size, sh->sh_addr, is_eh);
 }
 
 /* Build the table of an open libelf handle: NULL + errno. */
@@ -821,30 +782,15 @@ static struct uw_table *from_elf(Elf *elf)
 struct uw_table *uw_table__from_elf_fd(int fd)
 {
 	struct uw_table *t;
-	struct stat st;
-	Elf *elf;
-	int e;
+	struct elffile f;
+	int err = elffile__open_fd(&f, fd);
 
-	if (fstat(fd, &st))
-		return NULL;
-	if (!S_ISREG(st.st_mode)) {	/* a FIFO or device could block or misbehave */
-		errno = EINVAL;
+	if (err) {
+		errno = -err;
 		return NULL;
 	}
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		errno = ELIBBAD;
-		return NULL;
-	}
-	/* ELF_C_READ (pread), not mmap: a target truncating the file cannot SIGBUS us. */
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf) {
-		errno = ENOEXEC;
-		return NULL;
-	}
-	t = from_elf(elf);
-	e = errno;
-	elf_end(elf);
-	errno = e;
+	t = from_elf(f.elf);
+	elffile__close(&f);
 	return t;
 }
 
@@ -852,33 +798,14 @@ struct uw_table *uw_table__from_elf_fd(int fd)
 struct uw_table *uw_table__from_elf_mem(const void *buf, size_t len)
 {
 	struct uw_table *t;
-	char *copy;
-	Elf *elf;
-	int e;
+	struct elffile f;
+	int err = elffile__open_mem(&f, buf, len);
 
-	if (!buf || !len) {
-		errno = ENOEXEC;
+	if (err) {
+		errno = -err;
 		return NULL;
 	}
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		errno = ELIBBAD;
-		return NULL;
-	}
-	if (!(copy = malloc(len))) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	memcpy(copy, buf, len);
-	elf = elf_memory(copy, len);
-	if (!elf) {
-		free(copy);
-		errno = ENOEXEC;
-		return NULL;
-	}
-	t = from_elf(elf);
-	e = errno;
-	elf_end(elf);
-	free(copy);
-	errno = e;
+	t = from_elf(f.elf);
+	elffile__close(&f);
 	return t;
 }
