@@ -16,8 +16,8 @@ for flavour in $(lj_flavours); do
 	kill "$pid"
 	total=$(folded_total "$TMP/t.folded")
 	# work_X tail-calls spin: the frame is spin's, named by work_X's call site.
-	a=$(folded_has_count "$TMP/t.folded" '^clone3;start_thread;run;lua_pcall;work_a:0;work_a [(]threads:2[)]')
-	b=$(folded_has_count "$TMP/t.folded" '^clone3;start_thread;run;lua_pcall;work_b:0;work_b [(]threads:2[)]')
+	a=$(folded_has_count "$TMP/t.folded" '(^|;)run;lua_pcall;work_a:0;work_a [(]threads:2[)]')
+	b=$(folded_has_count "$TMP/t.folded" '(^|;)run;lua_pcall;work_b:0;work_b [(]threads:2[)]')
 	rate=$(merge_rate "$TMP/err")
 	echo "    $flavour: samples=$total work_a=$a work_b=$b merged=${rate:-?}%" >&2
 	[ "$total" -ge 100 ] || fail "too few samples: $total"
