@@ -73,7 +73,9 @@ static const char usage[] =
 "Without -o, luatop needs a terminal and shows the live view: an icicle tree of\n"
 "the stacks (? lists the keys, q quits; see man luatop).\n"
 "Native user stacks are unwound in the kernel from each binary's .eh_frame, so\n"
-"binaries without frame pointers (most distribution packages) unwind fully.\n";
+"binaries without frame pointers (most distribution packages) unwind fully.\n"
+"In LuaJIT processes (2.1, x86-64 GC64: upstream and OpenResty), the Lua frames\n"
+"of the running coroutine replace the VM frames they ran in.\n";
 
 const char *options__usage(void)
 {
