@@ -62,7 +62,7 @@ deps:
 	$(Q)sh scripts/deps.sh
 
 # BPF object -> skeleton header -> loader object.
-$(OUT)/%.bpf.o: bpf/%.bpf.c bpf/luatop.h bpf/drops.def | $(OUT)
+$(OUT)/%.bpf.o: bpf/%.bpf.c wire/luatop.h wire/drops.def wire/stops.def | $(OUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
@@ -107,7 +107,7 @@ unit: $(OUT)/unit-tests
 	$(Q)ASAN_OPTIONS=detect_leaks=1 $(OUT)/unit-tests --jobs 2
 
 integration: $(OUT)/luatop $(WORKLOADS)
-	$(Q)sh tests/integration/run.sh
+	$(Q)TESTS="$(TESTS)" sh tests/integration/run.sh
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(OUT)/unit-tests $(WORKLOADS)

@@ -35,7 +35,7 @@ struct sampler {
 
 static const char *const drop_texts[] = {
 #define LT_DROP(name, text) text,
-#include "bpf/drops.def"
+#include "wire/drops.def"
 #undef LT_DROP
 };
 

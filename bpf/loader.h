@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bpf/luatop.h"
+#include "wire/luatop.h"
 
 struct sampler;
 

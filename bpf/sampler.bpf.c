@@ -9,8 +9,7 @@
 #include <linux/ptrace.h>
 #include <bpf/bpf_helpers.h>
 
-#include "bpf/luatop.h"
-#include "unwind/rule.h"
+#include "wire/luatop.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

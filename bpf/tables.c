@@ -17,14 +17,13 @@
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 
-#include "bpf/luatop.h"
+#include "wire/luatop.h"
 #include "bpf/tables.h"
 #include "lua/detect.h"
 #include "lua/layout.h"
 #include "symbolize/mapfile.h"
 #include "symbolize/procmaps.h"
 #include "unwind/ehframe.h"
-#include "unwind/rule.h"
 
 /* One compiled file, by identity (not by path). */
 struct tb_file {

@@ -4,7 +4,7 @@
 #ifndef LUATOP_CAPTURE_H
 #define LUATOP_CAPTURE_H
 
-#include "bpf/luatop.h"
+#include "wire/luatop.h"
 
 struct tables;
 

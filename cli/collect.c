@@ -138,9 +138,9 @@ static uint32_t symbolize(struct collector *c, int32_t pid, uint64_t addr)
 }
 
 static const char *const stop_texts[] = {
-#define STOP_TEXT(name, text) text,
-	LT_STOP_LIST(STOP_TEXT)
-#undef STOP_TEXT
+#define LT_STOP(name, text) text,
+#include "wire/stops.def"
+#undef LT_STOP
 };
 
 const char *collector__stop_text(unsigned stop)

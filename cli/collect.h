@@ -8,8 +8,7 @@
 
 #include <stdint.h>
 
-#include "bpf/luatop.h"
-#include "unwind/rule.h"
+#include "wire/luatop.h"
 
 struct frametab;
 struct stacktab;

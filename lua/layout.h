@@ -8,7 +8,7 @@
 #ifndef LUATOP_LUA_LAYOUT_H
 #define LUATOP_LUA_LAYOUT_H
 
-#include <linux/types.h>
+#include "wire/luatop.h"
 
 #define LJ_GCPTR_MASK		((1ull << 47) - 1)	/* GC64: address bits of a TValue */
 #define LJ_TAG_SHIFT		47
@@ -46,20 +46,5 @@
 #define LJ_VMST_INTERP		(-1)
 #define LJ_TRACE_STARTPC	72	/* GCtrace: MRef to the bytecode it starts at */
 #define LJ_TRACE_MAX		65536	/* trace numbers are 16 bits */
-
-/* What the sampler needs of a process's LuaJIT build (one VM per process). */
-struct lt_lua_cfg {
-	__u32 enabled;		/* a supported LuaJIT VM is mapped */
-	__u32 g2disp;		/* DISPATCH (r14) = G + g2disp */
-	__u32 off_cur_L;	/* offsets in global_State */
-	__u32 off_vmstate;
-	__u32 off_jit_base;
-	__u32 off_jit_trace;	/* G-relative address of J->trace (GCRef *) */
-	__u64 vm_lo, vm_hi;	/* absolute: the VM code */
-	__u64 leaf_lo, leaf_hi;	/* frameless helpers inside it (0: unknown) */
-	__u64 ffi_lo, ffi_hi;	/* lj_vm_ffi_call: an rbp frame, unwound by its CFI */
-};
-
-_Static_assert(sizeof(struct lt_lua_cfg) == 72, "lt_lua_cfg layout");
 
 #endif

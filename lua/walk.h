@@ -12,7 +12,7 @@
 #ifndef LUATOP_LUA_WALK_H
 #define LUATOP_LUA_WALK_H
 
-#include "bpf/luatop.h"
+#include "wire/luatop.h"
 #include "lua/layout.h"
 
 struct lt_lua_walk {

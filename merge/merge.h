@@ -9,8 +9,7 @@
 
 #include <stdint.h>
 
-#include "bpf/luatop.h"
-#include "unwind/rule.h"
+#include "wire/luatop.h"
 
 enum mg_reason {
 #define MG_REASON(name, text) MG_##name,

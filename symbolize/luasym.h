@@ -35,7 +35,7 @@
 #ifndef _LUATOP_SYMBOLIZE_LUASYM_H
 #define _LUATOP_SYMBOLIZE_LUASYM_H
 
-#include "bpf/luatop.h"
+#include "wire/luatop.h"
 
 struct luasym;
 

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "unwind/rule.h"
+#include "wire/luatop.h"
 
 #define CFA_REG_RA		16	/* x86-64 return address column */
 #define CFA_REMEMBER_MAX	16	/* DW_CFA_remember_state depth; deeper is malformed */

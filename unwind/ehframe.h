@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "unwind/rule.h"
+#include "wire/luatop.h"
 
 /*
 ** Rows {pc_off, rule} sorted by pc_off, strictly increasing, no two neighbours

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "bpf/luatop.h"
+#include "wire/luatop.h"
 #include "unwind/replay.h"
 
 #define UW_FIXTURE_MAX_FRAMES	LT_MAX_USER

@@ -19,7 +19,7 @@
 #ifndef LUATOP_UNWIND_LOOKUP_H
 #define LUATOP_UNWIND_LOOKUP_H
 
-#include "unwind/rule.h"
+#include "wire/luatop.h"
 
 #define LT_MAPPING_BSEARCH	9	/* steps: log2(LT_MAX_MAPPINGS) + 1 */
 #define LT_ROW_BSEARCH		24	/* steps: enough for 2^23 rows per file */

@@ -3,7 +3,7 @@
 */
 #include <string.h>
 
-#include "bpf/luatop.h"
+#include "wire/luatop.h"
 #include "unwind/replay.h"
 
 /* Memory reads are served from the stack copy only; anything else faults,

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "unwind/rule.h"
+#include "wire/luatop.h"
 
 struct uw_snapshot {
 	uint64_t pc, sp, bp;		/* user registers at the sample */

@@ -10,7 +10,8 @@
 #ifndef LUATOP_UNWIND_STEP_H
 #define LUATOP_UNWIND_STEP_H
 
-#include "unwind/rule.h"
+#include "unwind/sigframe.h"
+#include "wire/luatop.h"
 
 /* Registers the unwinder tracks. */
 struct lt_uw_regs {
@@ -69,10 +70,6 @@ static LT_INLINE int lt_uw_step(void *ctx, const struct lt_uw_rule *rule,
 		return ra ? LT_STOP__COUNT : LT_STOP_COMPLETE;
 	case LT_UW_STOP:
 		return LT_STOP_COMPLETE;
-	case LT_UW_LJ_VM:
-		/* Hook for the LuaJIT cframe rule (VM and trace code): until it
-		** lands, no table emits this kind. */
-		return LT_STOP_BAD_RULE;
 	default:
 		return LT_STOP_BAD_RULE;
 	}

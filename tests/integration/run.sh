@@ -8,8 +8,10 @@ pass=0 failn=0 skip=0
 if [ "$(id -u)" != 0 ]; then
 	echo "integration: not root, skipping (BPF needs root)"
 fi
+# TESTS="t_a t_b" runs only those (make integration TESTS=...).
 for t in "$TOP"/tests/integration/t_*.sh; do
 	name=$(basename "$t" .sh)
+	case " ${TESTS:-$name} " in *" $name "*) ;; *) continue ;; esac
 	if [ "$(id -u)" != 0 ]; then
 		skip=$((skip + 1))
 		continue

@@ -9,8 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bpf/luatop.h"
+#include "wire/luatop.h"
 #include "unwind/fixture.h"
+#include "unwind/sigframe.h"
 #include "unwind/replay.h"
 
 #define BASE	0x7ffd00000000ull	/* address of the synthetic stack's first byte */

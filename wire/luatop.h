@@ -1,0 +1,253 @@
+/*
+** luatop wire format: every structure and code that crosses between the BPF
+** sampler and user space. The sample record and capture record the sampler
+** writes to the ring buffer; the unwind tables (rules, rows, mappings) and the
+** LuaJIT facts user space writes to BPF maps; the stop, drop and frame-how codes.
+**
+** Fixed-width types only, explicit padding, a record type word first; every
+** struct size and every code's fit in its field is asserted. Included by the BPF
+** program, the loader, the pure core and the tests; includes only uapi headers.
+** Nothing else defines wire structs.
+*/
+#ifndef LUATOP_WIRE_H
+#define LUATOP_WIRE_H
+
+#include <linux/types.h>
+
+/* -- Version and record types ---------------------------------------------- */
+
+#define LT_WIRE_VERSION		3	/* bump on any change of this file's layouts */
+#define LT_WIRE_TYPE(kind)	(0x4c540000u | (kind) << 8 | LT_WIRE_VERSION)	/* "LT" */
+#define LT_WIRE_SAMPLE		LT_WIRE_TYPE(0)	/* struct lt_sample */
+#define LT_WIRE_CAPTURE		LT_WIRE_TYPE(1)	/* struct lt_capture */
+
+/* -- Limits ---------------------------------------------------------------- */
+
+#ifndef LT_MAX_USER
+#define LT_MAX_USER	128	/* user frames per sample (a power of two) */
+#endif
+#ifndef LT_MAX_KERNEL
+#define LT_MAX_KERNEL	128	/* kernel frames per sample */
+#endif
+#define LT_MAX_LUA	64	/* Lua frames per sample (a power of two) */
+#define LT_MAX_TARGETS	64	/* target processes (tgids) */
+#define LT_MAX_MAPPINGS	256	/* executable mappings per process (a power of two) */
+#define LT_CAPTURE_STACK 16384	/* bytes of user stack in a capture record */
+
+/* -- Codes ------------------------------------------------------------------ */
+
+/* Sample flags (lt_sample.flags). */
+#define LT_SAMPLE_USER_ERR	0x1	/* no user registers: kernel thread or no pt_regs */
+#define LT_SAMPLE_KERNEL_ERR	0x2	/* kernel stack could not be read */
+#define LT_SAMPLE_FP_USED	0x4	/* some user frame came from the frame-pointer fallback */
+#define LT_SAMPLE_LUA		0x8	/* the process runs LuaJIT: vmstate and lua[] are valid */
+#define LT_SAMPLE_NO_G		0x10	/* LuaJIT process, but no global_State known for the thread */
+#define LT_SAMPLE_LUA_TRUNC	0x20	/* Lua walk ended early (more frames than lua[], or a bad frame) */
+#define LT_SAMPLE_FLAGS_ALL	0x3f
+
+/* What one Lua frame is (lt_lua_frame.kind). */
+enum lt_lua_kind {
+	LT_LUA_LUA = 1,		/* Lua function: addr = GCproto, pc = bytecode pointer */
+	LT_LUA_C,		/* lua_CFunction: addr = its native entry */
+	LT_LUA_FAST,		/* fast function: ffid names it (assembly, or C via lj_BC_FUNCC) */
+	LT_LUA_COROUTINE,	/* boundary: the frames after it belong to the resuming thread */
+	LT_LUA_KIND__END
+};
+
+/* How a Lua frame was called: the frame link type (lt_lua_frame.link). */
+enum lt_lua_link {
+	LT_LINK_LUA = 0,	/* from a Lua CALL instruction */
+	LT_LINK_C = 1,		/* from C: lua_call */
+	LT_LINK_CONT = 2,	/* metamethod continuation, or FFI callback (LT_LUAF_FFI_CB) */
+	LT_LINK_VARG = 3,	/* (never emitted: vararg pseudo-frames are skipped) */
+	LT_LINK_CP = 5,		/* from C, protected: lua_pcall, lua_cpcall, lua_resume */
+	LT_LINK_PCALL = 6,	/* from the pcall/xpcall fast function */
+	LT_LINK_PCALLH = 7,	/* same, with a hook active */
+};
+
+/* Lua frame flags (lt_lua_frame.flags). */
+#define LT_LUAF_FFI_CB	0x1	/* a continuation frame entered from an FFI callback */
+#define LT_LUAF_PC_TOP	0x2	/* pc came from registers or SAVE_PC, not a callee's link */
+
+/* How a user frame's caller was found (lt_sample.user_how, low bits). */
+enum lt_frame_how {
+	LT_HOW_LEAF = 0,	/* the sampled pc itself */
+	LT_HOW_CFI,		/* .eh_frame/.debug_frame rule */
+	LT_HOW_PLT,		/* PLT stub rule */
+	LT_HOW_SIGNAL,		/* read from a signal frame's ucontext */
+	LT_HOW_FP,		/* frame-pointer fallback: may be wrong */
+	LT_HOW_LJ_VM,		/* LuaJIT cframe rule */
+	LT_HOW__END
+};
+#define LT_HOW_MASK	0x3f	/* the enum lt_frame_how part of a user_how byte */
+#define LT_HOW_F_VM	0x40	/* flag: this frame's pc is in the LuaJIT VM */
+#define LT_HOW_F_TRACE	0x80	/* flag: this frame's pc is in JIT trace code */
+
+/* Why the user-space walk ended (lt_sample.user_stop). */
+enum lt_stop {
+#define LT_STOP(name, text) LT_STOP_##name,
+#include "wire/stops.def"
+#undef LT_STOP
+	LT_STOP__COUNT		/* also: "not stopped, go on" inside the walk */
+};
+
+/* Why a sample did not reach user space: the BPF per-CPU counter index. */
+enum lt_drop {
+#define LT_DROP(name, text) LT_DROP_##name,
+#include "wire/drops.def"
+#undef LT_DROP
+	LT_DROP__COUNT
+};
+
+/* -- The sample record ------------------------------------------------------- */
+
+/* One Lua frame, as the BPF walk found it. */
+struct lt_lua_frame {
+	__u64 fn;		/* GCfunc address (tag stripped) */
+	__u64 addr;		/* Lua: GCproto address; C: native entry; fast: 0 */
+	__u64 pc;		/* Lua: bytecode pointer after the current instruction; 0 unknown */
+	__u8 kind;		/* enum lt_lua_kind */
+	__u8 ffid;		/* GCfunc.ffid: 0 Lua, 1 C, >= 2 fast function */
+	__u8 link;		/* enum lt_lua_link: how this frame was called */
+	__u8 flags;		/* LT_LUAF_* */
+	__u32 pad;
+};
+
+/*
+** One sample:
+**
+**   +------+------+-----+-----+---------+--------+----------+-------+-----------+
+**   | type | tgid | tid | cpu | time_ns | n_user | n_kernel | flags | user_stop |
+**   +------+------+-----+-----+---------+--------+----------+-------+-----------+
+**   | user[LT_MAX_USER]       pcs, leaf first, n_user valid                     |
+**   | kernel[LT_MAX_KERNEL]   return addresses, leaf first, n_kernel valid      |
+**   | user_how[LT_MAX_USER]   enum lt_frame_how of each user frame              |
+**   | vmstate | n_lua | G | L                                                    |
+**   | lua[LT_MAX_LUA]         Lua frames, leaf first, n_lua valid                 |
+**   +---------------------------------------------------------------------------+
+*/
+struct lt_sample {
+	__u32 type;			/* LT_WIRE_SAMPLE */
+	__u32 tgid;			/* process id */
+	__u32 tid;			/* thread id */
+	__u32 cpu;			/* CPU the sample was taken on */
+	__u64 time_ns;			/* CLOCK_MONOTONIC, bpf_ktime_get_ns() */
+	__u16 n_user;			/* valid entries in user[] */
+	__u16 n_kernel;			/* valid entries in kernel[] */
+	__u16 flags;			/* LT_SAMPLE_* */
+	__u8 user_stop;			/* enum lt_stop: why the user walk ended */
+	__u8 pad0;
+	__u64 user[LT_MAX_USER];	/* user pcs, leaf first (callers: return addresses) */
+	__u64 kernel[LT_MAX_KERNEL];	/* kernel return addresses, leaf first */
+	__u8 user_how[LT_MAX_USER];	/* enum lt_frame_how per user frame, | LT_HOW_F_* */
+	__s32 vmstate;			/* G->vmstate: ~LJ_VMST_* (< 0) or trace number */
+	__u16 n_lua;			/* valid entries in lua[] */
+	__u16 pad1;
+	__u64 G;			/* global_State of the thread's LuaJIT VM, 0 unknown */
+	__u64 L;			/* lua_State running at the sample (cur_L) */
+	struct lt_lua_frame lua[LT_MAX_LUA];	/* leaf first */
+};
+
+/*
+** Capture mode (debugging and test fixtures): the registers and a copy of the
+** user stack at the sample, followed by the sample the kernel walk produced.
+*/
+struct lt_capture {
+	__u32 type;			/* LT_WIRE_CAPTURE */
+	__u32 stack_len;		/* valid bytes in stack[] */
+	__u64 pc, sp, bp;		/* user registers at the sample */
+	__u8 stack[LT_CAPTURE_STACK];	/* copy of [sp, sp + stack_len) */
+	struct lt_sample sample;	/* what the in-kernel walk produced */
+};
+
+/* -- Unwind tables (user space -> BPF maps) ---------------------------------- */
+
+/* How to step from one frame to its caller. */
+enum lt_uw_kind {
+	LT_UW_INVALID = 0,	/* no usable rule: stop and flag the stack truncated */
+	LT_UW_CFA,		/* CFA = reg + cfa_off; RA = [CFA-8]; rbp per rbp_off */
+	LT_UW_PLT,		/* .plt stub: CFA = rsp + 8, or + 16 once (pc & 15) >= 11 */
+	LT_UW_SIGNAL,		/* signal trampoline: caller regs from ucontext at rsp */
+	LT_UW_STOP,		/* outermost frame (RA undefined): the stack is complete */
+	LT_UW_FP,		/* frame-pointer step, a flagged fallback */
+	LT_UW_KIND__COUNT
+};
+
+#define LT_UW_REG_RSP	7	/* DWARF register numbers, x86-64 */
+#define LT_UW_REG_RBP	6
+#define LT_UW_RBP_SAME	0	/* rbp_off value: rbp is not saved, keep it */
+
+struct lt_uw_rule {
+	__u8 kind;		/* enum lt_uw_kind */
+	__u8 cfa_reg;		/* LT_UW_CFA: LT_UW_REG_RSP or LT_UW_REG_RBP */
+	__s16 rbp_off;		/* rbp saved at [CFA + rbp_off], or LT_UW_RBP_SAME */
+	__s32 cfa_off;		/* LT_UW_CFA: CFA = cfa_reg + cfa_off */
+};
+
+/* One row: from pc_off (ELF virtual address) up to the next row, rule applies. */
+struct lt_uw_row {
+	__u32 pc_off;		/* ELF vaddr of the first covered byte */
+	__u32 rule;		/* index into the rule table */
+};
+
+/* One executable mapping of a target, as the BPF program sees it. */
+struct lt_uw_mapping {
+	__u64 start;		/* [start, end) virtual addresses */
+	__u64 end;
+	__u64 bias;		/* ELF vaddr = pc - bias */
+	__u32 row_start;	/* first row of this file in the rows array */
+	__u32 row_count;	/* 0: no unwind info (JIT code): frame-pointer fallback */
+};
+
+/* All executable mappings of one target process, sorted by start. */
+struct lt_uw_proc {
+	__u32 n;		/* valid entries in m[] */
+	__u32 generation;	/* bumped by user space on every rewrite */
+	struct lt_uw_mapping m[LT_MAX_MAPPINGS];
+};
+
+/* -- LuaJIT facts (user space -> BPF map, one per target) -------------------- */
+
+/* What the sampler needs of a process's LuaJIT build (one VM per process). */
+struct lt_lua_cfg {
+	__u32 enabled;		/* a supported LuaJIT VM is mapped */
+	__u32 g2disp;		/* DISPATCH (r14) = G + g2disp */
+	__u32 off_cur_L;	/* offsets in global_State */
+	__u32 off_vmstate;
+	__u32 off_jit_base;
+	__u32 off_jit_trace;	/* G-relative address of J->trace (GCRef *) */
+	__u64 vm_lo, vm_hi;	/* absolute: the VM code */
+	__u64 leaf_lo, leaf_hi;	/* frameless helpers inside it (0: unknown) */
+	__u64 ffi_lo, ffi_hi;	/* lj_vm_ffi_call: an rbp frame, unwound by its CFI */
+};
+
+/* -- Layout checks ------------------------------------------------------------ */
+
+#define LT_SAMPLE_HDR_SIZE	32
+_Static_assert(sizeof(struct lt_lua_frame) == 32, "lt_lua_frame layout");
+_Static_assert(sizeof(struct lt_sample) ==
+	       LT_SAMPLE_HDR_SIZE + 8 * (LT_MAX_USER + LT_MAX_KERNEL) + LT_MAX_USER + 24 +
+	       32 * LT_MAX_LUA, "lt_sample layout changed: bump the wire version");
+_Static_assert(__builtin_offsetof(struct lt_sample, user) == LT_SAMPLE_HDR_SIZE,
+	       "lt_sample header size");
+_Static_assert(__builtin_offsetof(struct lt_capture, stack) == 32, "lt_capture header");
+_Static_assert(sizeof(struct lt_uw_rule) == 8, "lt_uw_rule layout");
+_Static_assert(sizeof(struct lt_uw_row) == 8, "lt_uw_row layout");
+_Static_assert(sizeof(struct lt_uw_mapping) == 32, "lt_uw_mapping layout");
+_Static_assert(sizeof(struct lt_uw_proc) == 8 + 32 * LT_MAX_MAPPINGS, "lt_uw_proc layout");
+_Static_assert(sizeof(struct lt_lua_cfg) == 72, "lt_lua_cfg layout");
+
+_Static_assert((LT_MAX_USER & (LT_MAX_USER - 1)) == 0, "LT_MAX_USER: a power of two");
+_Static_assert((LT_MAX_LUA & (LT_MAX_LUA - 1)) == 0, "LT_MAX_LUA: a power of two");
+_Static_assert((LT_MAX_MAPPINGS & (LT_MAX_MAPPINGS - 1)) == 0, "LT_MAX_MAPPINGS: a power of two");
+_Static_assert(LT_MAX_USER <= 0xffff && LT_MAX_KERNEL <= 0xffff && LT_MAX_LUA <= 0xffff,
+	       "frame counts fit their __u16 fields");
+_Static_assert(LT_SAMPLE_FLAGS_ALL <= 0xffff, "sample flags fit lt_sample.flags");
+_Static_assert(LT_STOP__COUNT <= 0xff, "stop codes fit lt_sample.user_stop");
+_Static_assert(LT_HOW__END - 1 <= LT_HOW_MASK && !(LT_HOW_MASK & (LT_HOW_F_VM | LT_HOW_F_TRACE)),
+	       "frame-how codes fit below the user_how flags");
+_Static_assert(LT_LUA_KIND__END <= 0xff && LT_LINK_PCALLH <= 0xff, "Lua codes fit their __u8");
+_Static_assert(LT_UW_KIND__COUNT <= 0xff, "rule kinds fit lt_uw_rule.kind");
+_Static_assert(LT_DROP__COUNT <= 64, "drop counters: one small per-CPU array");
+
+#endif
