@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "base/log.h"
 #include "bpf/loader.h"
 #include "bpf/tables.h"
 #include "sampler.skel.h"
@@ -39,16 +40,13 @@ static const char *const drop_texts[] = {
 #undef LT_DROP
 };
 
-static int verbose_print;
-
 /* libbpf's messages: debug only with -v, warnings always suppressed unless -v
 ** (every failure is reported once, in our own words). */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	if (!verbose_print)
-		return 0;
 	(void)level;
-	return vfprintf(stderr, fmt, ap);
+	lt_vlog_passthrough(fmt, ap);
+	return 0;
 }
 
 static int errf(char *err, size_t errlen, int rc, const char *fmt, ...)
@@ -210,7 +208,6 @@ int sampler__open(const struct sampler_opts *o, struct sampler **out, char *err,
 	int rc;
 
 	*out = NULL;
-	verbose_print = o->verbose;
 	libbpf_set_print(libbpf_print);
 	s = calloc(1, sizeof(*s));
 	if (!s)

@@ -24,7 +24,6 @@ struct sampler_opts {
 	const int *pids;	/* target processes */
 	unsigned npids;
 	size_t ringbuf_bytes;	/* 0: default; rounded up to a power of two pages */
-	int verbose;		/* pass libbpf's debug output to stderr */
 	unsigned max_rows;	/* unwind rows for all files; 0: default */
 	unsigned capture_every;	/* capture mode: every Nth sample; 0: off */
 	sampler_fn on_sample;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/utsname.h>
 
+#include "base/log.h"
 #include "bpf/loader.h"
 #include "bpf/tables.h"
 #include "cli/capture.h"
@@ -45,11 +46,9 @@ static void install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-static int die(int code, const char *fmt, const char *arg)
+static int die(int code, const char *msg)
 {
-	fprintf(stderr, "luatop: ");
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
+	lt_log(LT_LOG_ERROR, "%s", msg);
 	return code;
 }
 
@@ -64,8 +63,8 @@ static int check_kernel(void)
 		return 0;
 	if (major > 5 || (major == 5 && minor >= 17))
 		return 0;
-	fprintf(stderr, "luatop: Linux %s is too old: luatop needs Linux " MIN_KERNEL
-		" or later (bpf_loop)\n", u.release);
+	lt_log(LT_LOG_ERROR, "Linux %s is too old: luatop needs Linux " MIN_KERNEL
+	       " or later (bpf_loop)", u.release);
 	return -1;
 }
 
@@ -100,8 +99,8 @@ static int on_capture(const struct lt_capture *c, void *ctx)
 				&s->captured);
 
 	if (rc && !s->capture_failed) {
-		fprintf(stderr, "luatop: cannot write a fixture to %s: %s\n", s->opt->capture,
-			strerror(-rc));
+		lt_log(LT_LOG_ERROR, "cannot write a fixture to %s: %s", s->opt->capture,
+		       strerror(-rc));
 		s->capture_failed = 1;
 	}
 	return 0;
@@ -132,7 +131,6 @@ static int start_sampler(struct session *s, char *err, size_t errlen)
 		.freq = s->opt->freq,
 		.pids = pids,
 		.npids = s->ntargets,
-		.verbose = s->opt->verbose,
 		.capture_every = s->opt->capture ? CAPTURE_EVERY : 0,
 		.on_sample = on_sample,
 		.on_capture = on_capture,
@@ -173,7 +171,7 @@ static int write_profile(struct session *s, const char *path)
 
 	if (!f) {
 		rc = -errno;
-		fprintf(stderr, "luatop: cannot write %s: %s\n", path, strerror(-rc));
+		lt_log(LT_LOG_ERROR, "cannot write %s: %s", path, strerror(-rc));
 		return rc;
 	}
 	rc = folded__write(f, collector__frames(s->collector),
@@ -185,7 +183,7 @@ static int write_profile(struct session *s, const char *path)
 		rc = -errno;
 	}
 	if (rc)
-		fprintf(stderr, "luatop: cannot write %s: %s\n", path, strerror(-rc));
+		lt_log(LT_LOG_ERROR, "cannot write %s: %s", path, strerror(-rc));
 	return rc;
 }
 
@@ -193,63 +191,62 @@ static int write_profile(struct session *s, const char *path)
 static void report_unwind(const struct collector_stats *st)
 {
 	uint64_t done = st->stop[LT_STOP_COMPLETE];
+	char fp[64] = "";
 
-	fprintf(stderr, "luatop: user stacks complete in %.1f%% of samples",
-		100.0 * done / st->samples);
 	if (st->fp_used)
-		fprintf(stderr, ", %.1f%% used the frame-pointer fallback",
-			100.0 * st->fp_used / st->samples);
-	fputc('\n', stderr);
+		snprintf(fp, sizeof(fp), ", %.1f%% used the frame-pointer fallback",
+			 100.0 * st->fp_used / st->samples);
+	lt_log(LT_LOG_INFO, "user stacks complete in %.1f%% of samples%s",
+	       100.0 * done / st->samples, fp);
 	for (unsigned r = 0; r < LT_STOP__COUNT; r++)
 		if (r != LT_STOP_COMPLETE && st->stop[r])
-			fprintf(stderr, "luatop:   %6.2f%% %s\n", 100.0 * st->stop[r] / st->samples,
-				collector__stop_text(r));
+			lt_log(LT_LOG_INFO, "  %6.2f%% %s", 100.0 * st->stop[r] / st->samples,
+			       collector__stop_text(r));
 }
 
 /* How many samples of LuaJIT processes merged, and why the others did not. */
 static void report_merge(const struct collector_stats *st)
 {
+	char with[96] = "";
+
 	if (!st->lua_samples)
 		return;
-	fprintf(stderr, "luatop: %.1f%% of LuaJIT samples merged, %llu fallback stacks",
-		100.0 * (st->lua_samples - st->fallback) / st->lua_samples,
-		(unsigned long long)st->fallback);
 	if (st->with_lua)
-		fprintf(stderr, "; %.1f%% of the %llu samples with Lua frames",
-			100.0 * (st->with_lua - st->with_lua_fallback) / st->with_lua,
-			(unsigned long long)st->with_lua);
-	fputc('\n', stderr);
+		snprintf(with, sizeof(with), "; %.1f%% of the %llu samples with Lua frames",
+			 100.0 * (st->with_lua - st->with_lua_fallback) / st->with_lua,
+			 (unsigned long long)st->with_lua);
+	lt_log(LT_LOG_INFO, "%.1f%% of LuaJIT samples merged, %llu fallback stacks%s",
+	       100.0 * (st->lua_samples - st->fallback) / st->lua_samples,
+	       (unsigned long long)st->fallback, with);
 	for (int r = 0; r < MG_REASON__COUNT; r++)
 		if (st->fallback_why[r])
-			fprintf(stderr, "luatop:   %6.2f%% %s\n",
-				100.0 * st->fallback_why[r] / st->lua_samples, merge__reason_text(r));
+			lt_log(LT_LOG_INFO, "  %6.2f%% %s",
+			       100.0 * st->fallback_why[r] / st->lua_samples, merge__reason_text(r));
 }
 
 static void report(struct session *s)
 {
 	const struct collector_stats *st = collector__stats(s->collector);
 	uint64_t lost = session__lost(s);
-	char who[128];
+	char who[128], where[512] = "";
 
 	session__describe(s, who, sizeof(who));
 	for (unsigned i = 0; i < s->ntargets; i++)
 		if (s->targets[i].exited && !s->targets[i].spawned)
-			fprintf(stderr, "luatop: PID %d exited\n", (int)s->targets[i].pid);
-	fprintf(stderr, "luatop: %llu samples of %s, %llu lost",
-		(unsigned long long)st->samples, who, (unsigned long long)lost);
+			lt_log(LT_LOG_INFO, "PID %d exited", (int)s->targets[i].pid);
 	if (s->opt->output && strcmp(s->opt->output, "-"))
-		fprintf(stderr, ", written to %s", s->opt->output);
-	fputc('\n', stderr);
+		snprintf(where, sizeof(where), ", written to %s", s->opt->output);
+	lt_log(LT_LOG_INFO, "%llu samples of %s, %llu lost%s", (unsigned long long)st->samples,
+	       who, (unsigned long long)lost, where);
 	if (!st->samples) {
-		fprintf(stderr, "luatop: no samples: the target did not run on a CPU "
-			"while sampling\n");
+		lt_log(LT_LOG_INFO, "no samples: the target did not run on a CPU while sampling");
 		return;
 	}
 	report_unwind(st);
 	report_merge(st);
 	if (s->opt->capture)
-		fprintf(stderr, "luatop: %u unwind fixtures written to %s\n", s->captured,
-			s->opt->capture);
+		lt_log(LT_LOG_INFO, "%u unwind fixtures written to %s", s->captured,
+		       s->opt->capture);
 }
 
 static int run(struct session *s)
@@ -259,13 +256,13 @@ static int run(struct session *s)
 	int rc;
 
 	if (!o->output && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
-		return die(EXIT_USAGE, "%s", "the live view needs a terminal; use -o FILE "
+		return die(EXIT_USAGE, "the live view needs a terminal; use -o FILE "
 			   "for batch mode (see --help)");
 	if (check_kernel())
 		return 1;
 	s->collector = collector__new();
 	if (!s->collector)
-		return die(1, "%s", "out of memory");
+		return die(1, "out of memory");
 	collector__set_lines(s->collector, o->lines);
 	collector__set_mark_fallback(s->collector, o->mark_fallback);
 	rc = setup_targets(s, err, sizeof(err));
@@ -274,7 +271,7 @@ static int run(struct session *s)
 	if (!rc && o->cmd)
 		rc = target__release(&s->targets[0], err, sizeof(err));
 	if (rc)
-		return die(1, "%s", err);
+		return die(1, err);
 	session__luajit_notice(s, !o->output, 0);
 
 	if (o->output)
@@ -285,7 +282,7 @@ static int run(struct session *s)
 	sampler__detach(s->sampler);
 	session__pump(s, 0);
 	if (s->alloc_failed)
-		fprintf(stderr, "luatop: out of memory: the profile is incomplete\n");
+		lt_log(LT_LOG_ERROR, "out of memory: the profile is incomplete");
 	session__luajit_notice(s, !o->output, 1);
 	if (o->output)
 		rc = write_profile(s, o->output) ? 1 : rc;
@@ -301,7 +298,7 @@ int main(int argc, char **argv)
 	int rc;
 
 	if (options__parse(argc, argv, &opt, err, sizeof(err)))
-		return die(EXIT_USAGE, "%s", err);
+		return die(EXIT_USAGE, err);
 	if (opt.help) {
 		fputs(options__usage(), stdout);
 		return 0;
@@ -310,6 +307,7 @@ int main(int argc, char **argv)
 		printf("luatop %s\n", LUATOP_VERSION);
 		return 0;
 	}
+	lt_log_set_verbose(opt.verbose);
 	install_signals();
 	if (opt.input)
 		return view__file(&opt, &stop_requested);

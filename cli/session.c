@@ -3,6 +3,7 @@
 */
 #include <stdio.h>
 
+#include "base/log.h"
 #include "bpf/loader.h"
 #include "bpf/tables.h"
 #include "cli/collect.h"
@@ -52,12 +53,12 @@ static int notice_of(struct session *s, unsigned i, char *msg, size_t len)
 		return 0;
 	}
 	if (lj) {
-		snprintf(msg, len, "luatop: PID %d (%s): %s in %s: profiling native code only",
+		snprintf(msg, len, "PID %d (%s): %s in %s: profiling native code only",
 			 (int)t->pid, t->comm, lj->why[0] ? lj->why : "unsupported LuaJIT build",
 			 path ? path : "?");
 		s->luajit = "unsupported LuaJIT";
 	} else {
-		snprintf(msg, len, "luatop: PID %d (%s) does not run LuaJIT: profiling native "
+		snprintf(msg, len, "PID %d (%s) does not run LuaJIT: profiling native "
 			 "code only", (int)t->pid, t->comm);
 		s->luajit = "native only";
 	}
@@ -74,7 +75,7 @@ void session__luajit_notice(struct session *s, int quiet, int final)
 		if (s->lj_noticed[i] || (s->targets[i].spawned && !final))
 			continue;
 		if (notice_of(s, i, msg, sizeof(msg)) && !quiet)
-			fprintf(stderr, "%s\n", msg);
+			lt_log(LT_LOG_WARN, "%s", msg);
 		s->lj_noticed[i] = 1;
 	}
 }

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "bpf/loader.h"
 #include "cli/collect.h"
 #include "cli/options.h"
@@ -23,6 +24,12 @@
 #include "tui/tui.h"
 
 #define EXIT_USAGE	2
+
+/* The view's messages, once it has given the terminal back. */
+static void say(int error, const char *msg)
+{
+	lt_log(error ? LT_LOG_ERROR : LT_LOG_INFO, "%s", msg);
+}
 
 /* -- A session ---------------------------------------------------------- */
 
@@ -72,14 +79,14 @@ int view__live(struct session *s)
 		.delay = o->delay, .window = o->window, .raw = o->raw,
 		.frames = collector__frames(s->collector), .tree = { m, r },
 		.fd = sampler__fd(s->sampler), .pump = live_pump, .stats = live_stats, .ctx = s,
-		.stop = s->stop,
+		.stop = s->stop, .say = say,
 	};
 
 	session__describe(s, who, sizeof(who));
 	snprintf(pid, sizeof(pid), "%d", s->ntargets ? (int)s->targets[0].pid : 0);
 	if (calltree__set_span(m, o->span, o->half_life) ||
 	    calltree__set_span(r, o->span, o->half_life)) {
-		fprintf(stderr, "luatop: out of memory\n");
+		lt_log(LT_LOG_ERROR, "out of memory");
 		return 1;
 	}
 	return tui__run(&f);
@@ -115,34 +122,34 @@ int view__file(const struct options *o, volatile sig_atomic_t *stop)
 	int rc = 1;
 
 	if (!ft || !st || !t) {
-		fprintf(stderr, "luatop: out of memory\n");
+		lt_log(LT_LOG_ERROR, "out of memory");
 		goto out;
 	}
 	in = fopen(o->input, "re");
 	if (!in || fstat(fileno(in), &sb)) {
-		fprintf(stderr, "luatop: %s: %s\n", o->input, strerror(errno));
+		lt_log(LT_LOG_ERROR, "%s: %s", o->input, strerror(errno));
 		goto out;
 	}
 	if (S_ISDIR(sb.st_mode)) {
-		fprintf(stderr, "luatop: %s: is a directory, not a folded file\n", o->input);
+		lt_log(LT_LOG_ERROR, "%s: is a directory, not a folded file", o->input);
 		goto out;
 	}
 	if (folded__read(in, ft, st, err, sizeof(err))) {
-		fprintf(stderr, "luatop: %s: %s\n", o->input, err);
+		lt_log(LT_LOG_ERROR, "%s: %s", o->input, err);
 		goto out;
 	}
 	if (stacktab__foreach(st, fill_stack, &(struct fill){ t, ft })) {
-		fprintf(stderr, "luatop: out of memory\n");
+		lt_log(LT_LOG_ERROR, "out of memory");
 		goto out;
 	}
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-		fprintf(stderr, "luatop: the live view needs a terminal\n");
+		lt_log(LT_LOG_ERROR, "the live view needs a terminal");
 		rc = EXIT_USAGE;
 		goto out;
 	}
 	rc = tui__run(&(struct tui_feed){
 		.who = o->input, .snapname = "file", .delay = o->delay, .window = o->window,
-		.frames = ft, .tree = { t, t }, .fd = -1, .stop = stop,
+		.frames = ft, .tree = { t, t }, .fd = -1, .stop = stop, .say = say,
 	});
 out:
 	if (in)

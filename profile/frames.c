@@ -1,7 +1,7 @@
 /*
 ** Frame interning: (kind, name, module) -> dense frame id.
 **
-** Frames live in fixed-size blocks and strings in chunked arenas, so the
+** Frames live in fixed-size blocks and strings in a string pool, so the
 ** pointers handed out never move. Lookup is an open-addressing hash table
 ** (linear probing, FNV-1a) of id + 1, 0 meaning empty.
 */
@@ -11,21 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/strpool.h"
 #include "profile/frames.h"
 
 #define FT_BLOCK_BITS	10			/* 1024 frames per block */
 #define FT_BLOCK	(1u << FT_BLOCK_BITS)
-#define FT_CHUNK	(64 * 1024)		/* string arena chunk size */
 #define FT_SLOTS_MIN	1024u
 #define FT_SLOTS_MAX	(1u << 31)
 #define FT_ID_MAX	(UINT32_MAX - 1)	/* UINT32_MAX is the error value */
-
-struct ft_chunk {
-	struct ft_chunk *next;	/* older chunks */
-	size_t used;		/* bytes handed out */
-	size_t size;		/* bytes in mem[] */
-	char mem[];
-};
 
 struct ft_ent {
 	struct frame f;		/* what frametab__get returns */
@@ -39,37 +32,8 @@ struct frametab {
 	uint32_t n;		/* frames interned */
 	uint32_t *slots;	/* id + 1, 0 = empty */
 	uint32_t mask;		/* number of slots - 1 */
-	struct ft_chunk *chunks; /* string arena, newest first */
+	struct strpool strs;	/* names and modules, interned */
 };
-
-/* -- String arena ------------------------------------------------------- */
-
-/* Copy s into the arena; NULL on ENOMEM. */
-static const char *ft_strdup(struct frametab *t, const char *s)
-{
-	size_t sz = strlen(s) + 1;
-	struct ft_chunk *c = t->chunks;
-
-	if (!c || c->size - c->used < sz) {
-		int big = sz > FT_CHUNK / 4;
-
-		c = malloc(sizeof(*c) + (big ? sz : FT_CHUNK));
-		if (!c)
-			return NULL;
-		c->used = 0;
-		c->size = big ? sz : FT_CHUNK;
-		if (big && t->chunks) {	/* own chunk; keep filling the head */
-			c->next = t->chunks->next;
-			t->chunks->next = c;
-		} else {
-			c->next = t->chunks;
-			t->chunks = c;
-		}
-	}
-	memcpy(c->mem + c->used, s, sz);
-	c->used += sz;
-	return c->mem + c->used - sz;
-}
 
 /* -- Hash table --------------------------------------------------------- */
 
@@ -187,6 +151,7 @@ struct frametab *frametab__new(void)
 		return NULL;
 	}
 	t->mask = FT_SLOTS_MIN - 1;
+	strpool__init(&t->strs, FT_SLOTS_MIN);
 	return t;
 }
 
@@ -199,12 +164,7 @@ void frametab__delete(struct frametab *t)
 		return;
 	for (b = 0; b < t->nalloc; b++)
 		free(t->blocks[b]);
-	while (t->chunks) {
-		struct ft_chunk *c = t->chunks;
-
-		t->chunks = c->next;
-		free(c);
-	}
+	strpool__free(&t->strs);
 	free(t->blocks);
 	free(t->slots);
 	free(t);
@@ -239,10 +199,10 @@ uint32_t frametab__intern(struct frametab *t, enum frame_kind kind, const char *
 		return UINT32_MAX;
 	e = ft_ent(t, t->n);
 	e->f.kind = kind;
-	e->f.name = ft_strdup(t, name);
-	e->f.module = module ? ft_strdup(t, module) : NULL;
+	e->f.name = strpool__intern(&t->strs, name, strlen(name));
+	e->f.module = module ? strpool__intern(&t->strs, module, strlen(module)) : NULL;
 	if (!e->f.name || (module && !e->f.module))
-		return UINT32_MAX;	/* partial copies stay in the arena until delete */
+		return UINT32_MAX;	/* interned strings stay in the pool until delete */
 	e->hash = h;
 	t->slots[i] = ++t->n;
 	return t->n - 1;

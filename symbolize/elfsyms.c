@@ -15,6 +15,7 @@
 ** declared size up to ES_INFLATE_MAX.
 */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdint.h>
@@ -22,6 +23,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/arena.h"
+#include "base/search.h"
 #include "symbolize/elffile.h"
 #include "symbolize/elfsyms.h"
 #include "symbolize/symorder.h"
@@ -51,8 +54,7 @@ struct elfsyms {
 	size_t n, cap;
 	struct es_load *loads;
 	size_t nloads;
-	char *names;		/* NUL-terminated names */
-	size_t names_len, names_cap;
+	struct arena names;	/* NUL-terminated names (max ES_ARENA_MAX) */
 	uint8_t build_id[ELFSYMS_BUILD_ID_MAX];	/* NT_GNU_BUILD_ID descriptor */
 	size_t build_id_len;	/* 0: none */
 	char debuglink[ELFSYMS_DEBUGLINK_MAX];	/* .gnu_debuglink file name; "" if none */
@@ -67,32 +69,6 @@ static uint8_t sym_rank(const GElf_Sym *sym, const char *name)
 {
 	return (uint8_t)((GELF_ST_BIND(sym->st_info) != STB_LOCAL) << 2 |
 			 (name[0] != '_') << 1 | (sym->st_size != 0));
-}
-
-/* Copy a name into the arena; returns its offset, or -ENOSPC/-ENOMEM. */
-static int64_t arena_add(struct elfsyms *s, const char *name)
-{
-	size_t len = strnlen(name, ES_NAME_MAX);
-	size_t off = s->names_len;
-
-	if (off + len + 1 > ES_ARENA_MAX)
-		return -ENOSPC;
-	if (off + len + 1 > s->names_cap) {
-		size_t cap = s->names_cap ? s->names_cap : 4096;
-		char *p;
-
-		while (cap < off + len + 1)
-			cap *= 2;
-		p = realloc(s->names, cap);
-		if (!p)
-			return -ENOMEM;
-		s->names = p;
-		s->names_cap = cap;
-	}
-	memcpy(s->names + off, name, len);
-	s->names[off + len] = '\0';
-	s->names_len = off + len + 1;
-	return (int64_t)off;
 }
 
 /* Make room for want more symbols: 0 or -ENOMEM. */
@@ -123,7 +99,7 @@ static int sym_add(struct elfsyms *s, const struct es_sym *sym, const char *name
 
 	if (err)
 		return err;
-	off = arena_add(s, name);
+	off = arena__add(&s->names, name, strnlen(name, ES_NAME_MAX));
 	if (off < 0)
 		return (int)off;
 	s->syms[s->n] = *sym;
@@ -402,26 +378,26 @@ static void compact(struct elfsyms *s)
 	char *p;
 
 	for (size_t i = 0; i < s->n; i++)
-		len += strlen(s->names + s->syms[i].name) + 1;
-	if (len == s->names_len || !(p = malloc(len ? len : 1)))
+		len += strlen(s->names.buf + s->syms[i].name) + 1;
+	if (len == s->names.len || !(p = malloc(len ? len : 1)))
 		return;		/* nothing to gain, or keep the old arena */
 	for (size_t i = 0; i < s->n; i++) {
-		size_t l = strlen(s->names + s->syms[i].name) + 1;
+		size_t l = strlen(s->names.buf + s->syms[i].name) + 1;
 
-		memcpy(p + off, s->names + s->syms[i].name, l);
+		memcpy(p + off, s->names.buf + s->syms[i].name, l);
 		s->syms[i].name = (uint32_t)off;
 		off += l;
 	}
-	free(s->names);
-	s->names = p;
-	s->names_len = s->names_cap = len;
+	free(s->names.buf);
+	s->names.buf = p;
+	s->names.len = s->names.cap = len;
 }
 
 /* Sort, dedupe and shrink the arena after symbols were added. */
 static void finish(struct elfsyms *s)
 {
 	if (s->n)
-		qsort_r(s->syms, s->n, sizeof(*s->syms), cmp_sym, s->names);
+		qsort_r(s->syms, s->n, sizeof(*s->syms), cmp_sym, s->names.buf);
 	dedupe(s);
 	compact(s);
 }
@@ -441,6 +417,7 @@ static struct elfsyms *load_elf(Elf *elf)
 		errno = ENOMEM;
 		return NULL;
 	}
+	s->names.max = ES_ARENA_MAX;
 	err = load_phdrs(s, elf);
 	if (!err)
 		err = load_scns(s, elf);
@@ -510,7 +487,7 @@ void elfsyms__delete(struct elfsyms *s)
 		return;
 	free(s->syms);
 	free(s->loads);
-	free(s->names);
+	arena__free(&s->names);
 	free(s);
 }
 
@@ -540,19 +517,11 @@ int elfsyms__file_offset_to_vaddr(const struct elfsyms *s, uint64_t file_off,
 const char *elfsyms__lookup(const struct elfsyms *s, uint64_t vaddr, uint64_t *sym_off)
 {
 	const struct es_sym *sym;
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!s || !s->n)
 		return NULL;
-	hi = s->n;
-	while (lo < hi) {	/* first symbol with addr > vaddr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->syms[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = search__upper(s->syms, s->n, sizeof(*s->syms), offsetof(struct es_sym, addr), vaddr);
 	if (!lo)
 		return NULL;
 	sym = &s->syms[lo - 1];
@@ -560,7 +529,7 @@ const char *elfsyms__lookup(const struct elfsyms *s, uint64_t vaddr, uint64_t *s
 		return NULL;
 	if (sym_off)
 		*sym_off = vaddr - sym->addr;
-	return s->names + sym->name;
+	return s->names.buf + sym->name;
 }
 
 /* Number of distinct function addresses. */
@@ -583,7 +552,7 @@ int elfsyms__merge(struct elfsyms *s, const struct elfsyms *from)
 	if (syms_reserve(s, from->n))
 		return -ENOMEM;
 	for (size_t i = 0; i < from->n && !err; i++)
-		err = sym_add(s, &from->syms[i], from->names + from->syms[i].name);
+		err = sym_add(s, &from->syms[i], from->names.buf + from->syms[i].name);
 	if (err == -ENOMEM) {
 		s->n = n0;	/* still sorted; finish() drops the orphaned names */
 		compact(s);

@@ -6,9 +6,11 @@
 ** consecutive lines and are stored once per run.
 */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/search.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/symorder.h"
 #include "symbolize/readfile.h"
@@ -279,21 +281,13 @@ const char *kallsyms__lookup_off(const struct kallsyms *k, uint64_t addr, const 
 				 uint64_t *sym_off)
 {
 	const struct ks_sym *sym;
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (module)
 		*module = NULL;
 	if (!k || !k->n)
 		return NULL;
-	hi = k->n;
-	while (lo < hi) {	/* first symbol with addr > addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = search__upper(k->syms, k->n, sizeof(*k->syms), offsetof(struct ks_sym, addr), addr);
 	if (!lo)
 		return NULL;
 	sym = &k->syms[lo - 1];

@@ -12,7 +12,7 @@
 #include "symbolize/luaproto.h"
 #include "symbolize/luasym.h"
 #include "symbolize/luavmdef.h"
-#include "symbolize/strpool.h"
+#include "base/strpool.h"
 
 _Static_assert(LT_MAX_LUA <= LUAPROTO_PEEK_MAX && LT_MAX_LUA <= 64,
 	       "a batch is one luaproto__peek and a 64-bit served mask");

@@ -8,10 +8,13 @@
 ** Lookups are then a binary search over disjoint segments.
 */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "base/arena.h"
+#include "base/search.h"
 #include "symbolize/perfmap.h"
 
 #define PM_ARENA_MAX	(128u << 20)	/* name bytes; lines beyond are ignored */
@@ -42,8 +45,7 @@ struct perfmap {
 struct pm_build {
 	struct pm_ent *e;
 	size_t n, cap;
-	char *names;
-	size_t len, ncap;	/* arena bytes used / allocated */
+	struct arena names;	/* every line's name (max PM_ARENA_MAX) */
 	int err;		/* first -ENOMEM */
 	uint8_t full;		/* entry or arena limit reached: ignore the rest */
 };
@@ -88,31 +90,6 @@ static int parse_hex(const char **p, const char *end, uint64_t *v)
 	return 0;
 }
 
-/* Copy a name into the build arena; its offset, or -ENOSPC/-ENOMEM. */
-static int64_t name_add(struct pm_build *b, const char *name, size_t len)
-{
-	size_t off = b->len;
-
-	if (off + len + 1 > PM_ARENA_MAX)
-		return -ENOSPC;
-	if (off + len + 1 > b->ncap) {
-		size_t cap = b->ncap ? b->ncap : 4096;
-		char *p;
-
-		while (cap < off + len + 1)
-			cap *= 2;
-		p = realloc(b->names, cap);
-		if (!p)
-			return -ENOMEM;
-		b->names = p;
-		b->ncap = cap;
-	}
-	memcpy(b->names + off, name, len);
-	b->names[off + len] = '\0';
-	b->len = off + len + 1;
-	return (int64_t)off;
-}
-
 /* Add one line (without its '\n'); malformed lines are skipped. */
 static void add_line(struct pm_build *b, const char *p, const char *end)
 {
@@ -144,7 +121,7 @@ static void add_line(struct pm_build *b, const char *p, const char *end)
 		b->e = e;
 		b->cap = cap;
 	}
-	name = name_add(b, p, (size_t)(end - p));
+	name = arena__add(&b->names, p, (size_t)(end - p));
 	if (name == -ENOSPC)
 		b->full = 1;	/* keep what fits */
 	else if (name < 0)
@@ -220,7 +197,7 @@ static int keep_names(struct perfmap *pm, const struct pm_build *b)
 	uint32_t prev = UINT32_MAX, prev_new = 0;
 
 	for (size_t i = 0; i < pm->n; i++)
-		len += strlen(b->names + pm->segs[i].name) + 1;
+		len += strlen(b->names.buf + pm->segs[i].name) + 1;
 	pm->names = malloc(len ? len : 1);
 	if (!pm->names)
 		return -ENOMEM;
@@ -228,9 +205,9 @@ static int keep_names(struct perfmap *pm, const struct pm_build *b)
 		uint32_t old = pm->segs[i].name;
 
 		if (old != prev) {	/* an entry split by an override repeats */
-			size_t l = strlen(b->names + old) + 1;
+			size_t l = strlen(b->names.buf + old) + 1;
 
-			memcpy(pm->names + off, b->names + old, l);
+			memcpy(pm->names + off, b->names.buf + old, l);
 			prev_new = (uint32_t)off;
 			off += l;
 			prev = old;
@@ -306,7 +283,7 @@ fail:
 static void build_free(struct pm_build *b)
 {
 	free(b->e);
-	free(b->names);
+	arena__free(&b->names);
 }
 
 /* Resolve and free the build state; NULL + errno. */
@@ -325,7 +302,7 @@ static struct perfmap *build_done(struct pm_build *b)
 /* Parse perf map text. */
 struct perfmap *perfmap__parse(const char *text, size_t len)
 {
-	struct pm_build b = { 0 };
+	struct pm_build b = { .names.max = PM_ARENA_MAX };
 	const char *p = text, *end = text + len;
 
 	if (!text && len) {
@@ -349,7 +326,7 @@ struct perfmap *perfmap__parse(const char *text, size_t len)
 struct perfmap *perfmap__read_fd(int fd)
 {
 	size_t cap = PM_READ_CHUNK + PERFMAP_LINE_MAX + 1, have = 0;
-	struct pm_build b = { 0 };
+	struct pm_build b = { .names.max = PM_ARENA_MAX };
 	uint64_t total = 0;
 	char *buf = malloc(cap);
 	int skip = 0;
@@ -401,19 +378,12 @@ struct perfmap *perfmap__read_fd(int fd)
 /* Binary search for the segment holding addr. */
 const char *perfmap__lookup(const struct perfmap *pm, uint64_t addr, uint64_t *sym_off)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!pm || !pm->n)
 		return NULL;
-	hi = pm->n;
-	while (lo < hi) {	/* first segment with start > addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pm->segs[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = search__upper(pm->segs, pm->n, sizeof(*pm->segs), offsetof(struct pm_seg, start),
+			   addr);
 	if (!lo || addr >= pm->segs[lo - 1].end)
 		return NULL;
 	if (sym_off)

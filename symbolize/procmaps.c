@@ -6,10 +6,12 @@
 ** The text is untrusted in tests and fixtures: every read is bounded by the line end.
 */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/search.h"
 #include "symbolize/procmaps.h"
 #include "symbolize/readfile.h"
 
@@ -201,19 +203,11 @@ int procmaps__read(int pid, struct procmaps *out)
 /* Binary search for the mapping holding addr. */
 const struct procmap *procmaps__find(const struct procmaps *m, uint64_t addr)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!m || !m->maps)
 		return NULL;
-	hi = m->n;
-	while (lo < hi) {	/* first mapping with start > addr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->maps[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = search__upper(m->maps, m->n, sizeof(*m->maps), offsetof(struct procmap, start), addr);
 	if (lo == 0 || addr >= m->maps[lo - 1].end)
 		return NULL;
 	return &m->maps[lo - 1];

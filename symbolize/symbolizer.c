@@ -26,7 +26,7 @@
 #include "symbolize/mapfile.h"
 #include "symbolize/perfmap.h"
 #include "symbolize/procmaps.h"
-#include "symbolize/strpool.h"
+#include "base/strpool.h"
 #include "symbolize/symbolizer.h"
 
 #define SY_PID_BUCKETS	256

@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <locale.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +153,21 @@ static int on_key(struct ui *u, int ch)
 
 /* -- Terminal ----------------------------------------------------------- */
 
+/* A message for the user, after the terminal is restored. */
+static void say(const struct tui_feed *f, int error, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void say(const struct tui_feed *f, int error, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (f->say)
+		f->say(error, msg);
+}
+
 /* While curses owns the terminal, stderr goes to a memory file (htop's way). */
 static int stderr_hold(int *saved)
 {
@@ -207,8 +223,7 @@ int tui__run(struct tui_feed *f)
 	scr = newterm(NULL, stdout, stdin);
 	if (!scr) {
 		stderr_release(held, saved);
-		fprintf(stderr, "luatop: cannot use the terminal (TERM=%s)\n",
-			getenv("TERM") ? getenv("TERM") : "");
+		say(f, 1, "cannot use the terminal (TERM=%s)", getenv("TERM") ? getenv("TERM") : "");
 		screen__fini(&u);
 		return 1;
 	}
@@ -262,7 +277,7 @@ int tui__run(struct tui_feed *f)
 	for (unsigned i = 0; i < u.nsaved; i++) {
 		char *abs = realpath(u.saved[i], NULL);
 
-		fprintf(stderr, "luatop: snapshot saved to %s\n", abs ? abs : u.saved[i]);
+		say(f, 0, "snapshot saved to %s", abs ? abs : u.saved[i]);
 		free(abs);
 	}
 	screen__fini(&u);

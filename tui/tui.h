@@ -40,12 +40,14 @@ struct tui_feed {
 	void (*stats)(void *ctx, struct tui_stats *st);	/* NULL for a file */
 	void *ctx;
 	volatile sig_atomic_t *stop;	/* set by SIGINT/SIGTERM/SIGHUP */
+	void (*say)(int error, const char *msg);	/* a line for the user, once the
+							   terminal is restored */
 };
 
 /*
 ** Run the view until q or *stop; sampling (pump) goes on whatever the view
 ** does. Returns the exit status (0; 1 if the terminal could not be set up).
-** Snapshot paths are printed on stderr after the terminal is restored.
+** Snapshot paths are told through say() after the terminal is restored.
 */
 int tui__run(struct tui_feed *f);
 

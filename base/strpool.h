@@ -2,8 +2,8 @@
 ** Interned strings that never move: a chunked arena and an open-addressing set
 ** (FNV-1a, linear probing). Pointers stay valid until strpool__free.
 */
-#ifndef LUATOP_SYMBOLIZE_STRPOOL_H
-#define LUATOP_SYMBOLIZE_STRPOOL_H
+#ifndef LUATOP_BASE_STRPOOL_H
+#define LUATOP_BASE_STRPOOL_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "symbolize/strpool.h"
+#include "base/strpool.h"
 
 #define SP_CHUNK	(64 * 1024)	/* arena chunk; longer strings get their own */
 
