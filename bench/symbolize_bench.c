@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 
 #include "symbolize/elfsyms.h"
-#include "symbolize/procmaps.h"
+#include "target/procmaps.h"
 #include "symbolize/symbolizer.h"
 
 #define COLD_RUNS	15
@@ -140,7 +140,7 @@ static void bench_lib(const struct procmaps *pm, const char *path)
 	}
 	/* Cold: a fresh symbolizer's first lookup (maps, load, debug search, merge). */
 	for (int r = 0; r < COLD_RUNS; r++) {
-		s = symbolizer__new();
+		s = symbolizer__new(NULL);
 		t0 = now_ns();
 		symbolizer__user(s, pid, lo[0] + 16, &sym);
 		t[r] = now_ns() - t0;
@@ -149,7 +149,7 @@ static void bench_lib(const struct procmaps *pm, const char *path)
 	first_ms = median(t, COLD_RUNS) / 1e6;
 
 	/* Warm: uniformly random addresses in the library's code. */
-	s = symbolizer__new();
+	s = symbolizer__new(NULL);
 	symbolizer__user(s, pid, lo[0] + 16, &sym);
 	t0 = now_ns();
 	for (int i = 0; i < WARM_LOOKUPS; i++) {

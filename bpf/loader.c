@@ -162,7 +162,7 @@ static int add_targets(struct sampler *s, const struct sampler_opts *o,
 
 	if (o->npids > LT_MAX_TARGETS)
 		return errf(err, errlen, E2BIG, "at most %d target processes", LT_MAX_TARGETS);
-	s->tables = tables__new(&maps);
+	s->tables = tables__new(&maps, o->model);
 	if (!s->tables)
 		return errf(err, errlen, errno, "cannot map the unwind tables: %s",
 			    strerror(errno));

@@ -19,8 +19,11 @@ typedef int (*capture_fn)(const struct lt_capture *c, void *ctx);
 
 struct tables;
 
+struct tmodel;
+
 struct sampler_opts {
 	unsigned freq;		/* samples per second per CPU */
+	struct tmodel *model;	/* the traced processes; outlives the sampler */
 	const int *pids;	/* target processes */
 	unsigned npids;
 	size_t ringbuf_bytes;	/* 0: default; rounded up to a power of two pages */

@@ -7,7 +7,6 @@
 ** target's entry in the targets hash (an atomic replace) to point at it.
 */
 #include <errno.h>
-#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,16 +20,12 @@
 #include "bpf/tables.h"
 #include "lua/detect.h"
 #include "lua/layout.h"
-#include "symbolize/mapfile.h"
-#include "symbolize/procmaps.h"
+#include "target/proc.h"
 #include "unwind/ehframe.h"
 
-/* One compiled file, by identity (not by path). */
-struct tb_file {
-	uint64_t dev, ino, size;
-	int64_t mtime_s, mtime_ns;
-	uint32_t row_start, row_count;	/* row_count 0: no unwind info */
-	struct lj_info *lj;		/* the LuaJIT VM in this file, or NULL */
+/* The TF_UNWIND part of a file: where its rows are in the shared array. */
+struct tb_rows {
+	uint32_t start, count;		/* count 0: no unwind info */
 };
 
 struct tb_proc {
@@ -49,8 +44,7 @@ struct tables {
 	struct lt_uw_rule *rules;	/* mmapped uw_rules */
 	size_t rows_bytes, rules_bytes;
 	uint32_t *rule_index;		/* open addressing: rule index + 1, 2*max_rules slots */
-	struct tb_file *files;
-	size_t nfiles, files_cap;
+	struct tmodel *model;		/* the processes and their files */
 	struct tb_proc procs[LT_MAX_TARGETS];
 	struct tables_stats stats;
 };
@@ -70,13 +64,14 @@ static void *map_array(int fd, size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-struct tables *tables__new(const struct tables_maps *maps)
+struct tables *tables__new(const struct tables_maps *maps, struct tmodel *model)
 {
 	struct tables *t = calloc(1, sizeof(*t));
 
 	if (!t)
 		return NULL;
 	t->maps = *maps;
+	t->model = model;
 	t->rows_bytes = (size_t)maps->max_rows * sizeof(struct lt_uw_row);
 	t->rules_bytes = (size_t)maps->max_rules * sizeof(struct lt_uw_rule);
 	t->rows = map_array(maps->rows_fd, t->rows_bytes);
@@ -102,9 +97,6 @@ void tables__delete(struct tables *t)
 	for (unsigned i = 0; i < LT_MAX_TARGETS; i++)
 		free(t->procs[i].cur);
 	free(t->rule_index);
-	for (size_t i = 0; i < t->nfiles; i++)
-		free(t->files[i].lj);
-	free(t->files);
 	free(t);
 }
 
@@ -132,7 +124,7 @@ static uint32_t intern_rule(struct tables *t, const struct lt_uw_rule *r)
 }
 
 /* Append a compiled table's rows with their rules made global. */
-static int append_rows(struct tables *t, const struct uw_table *u, struct tb_file *f)
+static int append_rows(struct tables *t, const struct uw_table *u, struct tb_rows *f)
 {
 	size_t n = uw_table__nrows(u), nr = uw_table__nrules(u);
 	const struct lt_uw_row *rows = uw_table__rows(u);
@@ -160,171 +152,68 @@ static int append_rows(struct tables *t, const struct uw_table *u, struct tb_fil
 		dst->pc_off = rows[i].pc_off;
 		dst->rule = rows[i].rule < nr ? map[rows[i].rule] : 0;
 	}
-	f->row_start = (uint32_t)t->stats.rows;
-	f->row_count = (uint32_t)n;
+	f->start = (uint32_t)t->stats.rows;
+	f->count = (uint32_t)n;
 	t->stats.rows += n;
 	free(map);
 	return 0;
 }
 
-static struct tb_file *file_find(struct tables *t, const struct tb_file *key)
+/* Compile a file's table once and append it; count stays 0 without CFI. */
+static struct tb_rows *load_rows(struct tables *t, struct tfile *f)
 {
-	for (size_t i = 0; i < t->nfiles; i++) {
-		struct tb_file *f = &t->files[i];
+	struct tb_rows *r = calloc(1, sizeof(*r));
+	struct uw_table *u;
+	size_t len = 0;
+	const void *img = tfile__image(f, &len);
+	int fd;
 
-		if (f->dev == key->dev && f->ino == key->ino && f->size == key->size &&
-		    f->mtime_s == key->mtime_s && f->mtime_ns == key->mtime_ns)
-			return f;
+	if (!r)
+		return NULL;
+	if (img) {
+		u = uw_table__from_elf_mem(img, len);
+	} else {
+		fd = tfile__fd(f);
+		u = fd >= 0 ? uw_table__from_elf_fd(fd) : NULL;
 	}
-	return NULL;
-}
-
-static struct tb_file *file_add(struct tables *t, const struct tb_file *key)
-{
-	if (t->nfiles == t->files_cap) {
-		size_t cap = t->files_cap ? 2 * t->files_cap : 32;
-		struct tb_file *p = realloc(t->files, cap * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		t->files = p;
-		t->files_cap = cap;
-	}
-	t->files[t->nfiles] = *key;
-	return &t->files[t->nfiles++];
-}
-
-/* Compile a file's table once and append it; f->row_count stays 0 without CFI. */
-static void load_file(struct tables *t, struct tb_file *f, struct uw_table *u)
-{
 	t->stats.files++;
-	if (!u || !uw_table__nrows(u) || append_rows(t, u, f)) {
+	if (!u || !uw_table__nrows(u) || append_rows(t, u, r)) {
 		t->stats.no_cfi += !u || !uw_table__nrows(u);
-		f->row_start = f->row_count = 0;
+		r->start = r->count = 0;
 	}
 	uw_table__delete(u);
+	return r;
 }
 
-/*
-** Load bias of a mapping: the PT_LOAD holding its file offset gives the ELF
-** vaddr at the mapping's start; bias = start - vaddr.
-*/
-static int elf_bias(Elf *e, const struct procmap *m, uint64_t *bias)
+/* The rows of the file behind mapping i of p, compiled on first sight. */
+static const struct tb_rows *rows_of(struct tables *t, struct tfile *f)
 {
-	size_t n;
-
-	if (!e || elf_getphdrnum(e, &n))
-		return -ENOEXEC;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		uint64_t lo;
-
-		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		lo = ph.p_offset & ~(uint64_t)(sysconf(_SC_PAGESIZE) - 1);
-		if (m->offset < lo || m->offset >= ph.p_offset + ph.p_filesz)
-			continue;
-		*bias = m->start - (ph.p_vaddr + m->offset - ph.p_offset);
-		return 0;
-	}
-	return -ENOENT;
-}
-
-/* The vDSO: compiled from a copy of its memory (it has .eh_frame). */
-static int map_vdso(struct tables *t, int pid, const struct procmap *m,
-		    struct lt_uw_mapping *out)
-{
-	size_t len = 0;
-	void *buf = mapfile__read_mem(pid, m->start, m->end, &len);
-	struct tb_file key = { .dev = UINT64_MAX, .size = len }, *f;
-	Elf *e;
-	int rc = -ENOENT;
-
-	if (!buf)
-		return -errno;
-	/* Identical in every 64-bit process of a boot: key it by its bytes. */
-	for (size_t i = 0; i < len; i++)
-		key.ino = (key.ino ^ ((uint8_t *)buf)[i]) * 0x100000001b3ull;
-	uint64_t bias;
-
-	e = elf_memory(buf, len);
-	if (e && !elf_bias(e, &(struct procmap){ .start = m->start }, &bias)) {
-		out->bias = bias;
-		f = file_find(t, &key);
-		if (!f && (f = file_add(t, &key)))
-			load_file(t, f, uw_table__from_elf_mem(buf, len));
-		if (f) {
-			out->row_start = f->row_start;
-			out->row_count = f->row_count;
-			rc = 0;
-		}
-	}
-	elf_end(e);
-	free(buf);
-	return rc;
-}
-
-/* The LuaJIT VM in an ELF file, or NULL (not LuaJIT, or unreadable). */
-static struct lj_info *detect_luajit(int fd)
-{
-	struct lj_info *lj = malloc(sizeof(*lj));
-
-	if (lj && (lj_detect_fd(fd, lj) || !lj->found)) {
-		free(lj);
-		lj = NULL;
-	}
-	return lj;
-}
-
-static int map_file(struct tables *t, int pid, const struct procmap *m,
-		    struct lt_uw_mapping *out, const struct lj_info **lj)
-{
-	int fd = mapfile__open(pid, m);
-	struct tb_file key = { 0 }, *f;
-	struct stat st;
-	Elf *e;
-	int rc;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st)) {
-		close(fd);
-		return -errno;
-	}
-	key = (struct tb_file){ .dev = st.st_dev, .ino = st.st_ino, .size = st.st_size,
-				.mtime_s = st.st_mtim.tv_sec, .mtime_ns = st.st_mtim.tv_nsec };
-	uint64_t bias;
-
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	rc = elf_bias(e, m, &bias);
-	elf_end(e);
-	if (!rc) {
-		out->bias = bias;
-		f = file_find(t, &key);
-		if (!f && (f = file_add(t, &key))) {
-			load_file(t, f, uw_table__from_elf_fd(fd));
-			f->lj = detect_luajit(fd);
-		}
-		if (f) {
-			out->row_start = f->row_start;
-			out->row_count = f->row_count;
-			*lj = f->lj;
-		}
-	}
-	close(fd);
-	return rc;
+	if (!tfile__has(f, TF_UNWIND))
+		tfile__set(f, TF_UNWIND, load_rows(t, f), free);
+	return tfile__part(f, TF_UNWIND);
 }
 
 /* Fill one mapping entry; anonymous and unreadable code gets row_count 0. */
-static void map_one(struct tables *t, int pid, const struct procmap *m,
-		    struct lt_uw_mapping *out, const struct lj_info **lj)
+static void map_one(struct tables *t, struct tproc *tp, size_t i, struct lt_uw_mapping *out,
+		    const struct lj_info **lj)
 {
+	const struct procmap *m = &tproc__maps(tp)->maps[i];
+	struct tfile *f = tproc__file(tp, i);
+	const struct tb_rows *r;
+	uint64_t bias;
+
 	*out = (struct lt_uw_mapping){ .start = m->start, .end = m->end };
 	*lj = NULL;
-	if (!strcmp(m->path, "[vdso]"))
-		map_vdso(t, pid, m, out);
-	else if (m->path[0] == '/')
-		map_file(t, pid, m, out, lj);
+	if (!f || tproc__bias(tp, i, &bias))
+		return;
+	out->bias = bias;
+	r = rows_of(t, f);
+	if (r) {
+		out->row_start = r->start;
+		out->row_count = r->count;
+	}
+	if (!tfile__image(f, NULL))
+		*lj = lj_detect_file(f);
 }
 
 /* The sampler's view of the LuaJIT VM mapped with load bias `bias`. */
@@ -401,41 +290,41 @@ static int publish(struct tables *t, struct tb_proc *p, struct lt_uw_proc *up)
 
 static int load_proc(struct tables *t, struct tb_proc *p)
 {
-	struct procmaps pm = { 0 };
+	struct tproc *tp = tmodel__proc(t->model, p->pid);
+	const struct procmaps *pm;
 	struct lt_lua_cfg lua = { 0 };
 	struct lt_uw_proc *up;
 	uint64_t h;
-	int rc = procmaps__read(p->pid, &pm);
+	int rc;
 
-	if (rc)
-		return rc;
-	h = hash_exec_maps(&pm);
-	if (p->cur && h == p->maps_hash) {
-		procmaps__free(&pm);
-		return 0;
-	}
-	up = calloc(1, sizeof(*up));
-	if (!up) {
-		procmaps__free(&pm);
+	if (!tp)
 		return -ENOMEM;
-	}
+	rc = tproc__refresh(tp, 0);
+	if (rc < 0)
+		return rc;
+	pm = tproc__maps(tp);
+	h = hash_exec_maps(pm);
+	if (p->cur && h == p->maps_hash)
+		return 0;
+	up = calloc(1, sizeof(*up));
+	if (!up)
+		return -ENOMEM;
 	p->lj = NULL;
 	p->lj_path[0] = 0;
-	for (size_t i = 0; i < pm.n && up->n < LT_MAX_MAPPINGS; i++) {
+	for (size_t i = 0; i < pm->n && up->n < LT_MAX_MAPPINGS; i++) {
 		const struct lj_info *lj;
 
-		if (!pm.maps[i].exec || !strcmp(pm.maps[i].path, "[vsyscall]"))
+		if (!pm->maps[i].exec || !strcmp(pm->maps[i].path, "[vsyscall]"))
 			continue;
-		map_one(t, p->pid, &pm.maps[i], &up->m[up->n], &lj);
+		map_one(t, tp, i, &up->m[up->n], &lj);
 		/* One VM per process: the first one mapped (a static luajit, or libluajit). */
 		if (lj && !lua.vm_hi) {
 			lua = lua_cfg_of(lj, up->m[up->n].bias);
 			p->lj = lj;
-			snprintf(p->lj_path, sizeof(p->lj_path), "%s", pm.maps[i].path);
+			snprintf(p->lj_path, sizeof(p->lj_path), "%s", pm->maps[i].path);
 		}
 		up->n++;
 	}
-	procmaps__free(&pm);
 	rc = publish_lua(t, p, &lua);
 	if (!rc)
 		rc = publish(t, p, up);
@@ -456,7 +345,6 @@ int tables__add_target(struct tables *t, int pid)
 			return -E2BIG;
 		p->pid = pid;
 	}
-	elf_version(EV_CURRENT);
 	p->last_sync = now_s();
 	return load_proc(t, p);
 }

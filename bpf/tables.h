@@ -29,7 +29,9 @@ struct tables_stats {
 	uint64_t full;		/* files skipped because the rows array was full */
 };
 
-struct tables *tables__new(const struct tables_maps *maps);
+struct tmodel;
+/* Tables for the processes of model (which must outlive them). NULL on ENOMEM. */
+struct tables *tables__new(const struct tables_maps *maps, struct tmodel *model);
 void tables__delete(struct tables *t);
 /* Start profiling pid: load its tables and add it to the BPF target filter. */
 int tables__add_target(struct tables *t, int pid);

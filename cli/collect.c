@@ -41,14 +41,14 @@ struct collector {
 	struct mg_ref refs[MG_MAX_OUT];
 };
 
-struct collector *collector__new(void)
+struct collector *collector__new(struct tmodel *model)
 {
 	struct collector *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return NULL;
 	c->path = c->pathbuf + 1;
-	c->sym = symbolizer__new();
+	c->sym = symbolizer__new(model);
 	c->luasym = luasym__new();
 	c->frames = frametab__new();
 	c->stacks[COLLECT_MERGED] = stacktab__new();

@@ -39,7 +39,9 @@ struct collector_stats {
 /* The text of an enum lt_stop. */
 const char *collector__stop_text(unsigned stop);
 
-struct collector *collector__new(void);
+struct tmodel;
+/* A collector of samples of the processes of model (which outlives it). */
+struct collector *collector__new(struct tmodel *model);
 void collector__delete(struct collector *c);
 /* Add one sample; 0 or -ENOMEM. */
 int collector__add(struct collector *c, const struct lt_sample *s);

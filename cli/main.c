@@ -23,6 +23,7 @@
 #include "cli/view.h"
 #include "profile/folded.h"
 #include "profile/stacks.h"
+#include "target/proc.h"
 
 #define EXIT_USAGE	2
 #define MIN_KERNEL	"5.17"
@@ -129,6 +130,7 @@ static int start_sampler(struct session *s, char *err, size_t errlen)
 	int pids[OPT_MAX_PIDS];
 	struct sampler_opts so = {
 		.freq = s->opt->freq,
+		.model = s->model,
 		.pids = pids,
 		.npids = s->ntargets,
 		.capture_every = s->opt->capture ? CAPTURE_EVERY : 0,
@@ -224,6 +226,24 @@ static void report_merge(const struct collector_stats *st)
 			       100.0 * st->fallback_why[r] / st->lua_samples, merge__reason_text(r));
 }
 
+/* With -v: how often the target model read maps, files and vDSOs. */
+static void report_model(const struct session *s)
+{
+	const struct tfiles_stats *fs = tfiles__stats(tmodel__files(s->model));
+	const struct tmodel_stats *ms = tmodel__stats(s->model);
+	const struct tables_stats *ts = tables__stats(sampler__tables(s->sampler));
+
+	lt_log(LT_LOG_DEBUG, "target model: %llu files (%llu opens, %llu reopens), %llu vDSO "
+	       "images from %llu vDSO reads, %llu maps reads",
+	       (unsigned long long)fs->files, (unsigned long long)fs->opens,
+	       (unsigned long long)fs->reopens, (unsigned long long)fs->images,
+	       (unsigned long long)ms->vdso_reads, (unsigned long long)ms->maps_reads);
+	lt_log(LT_LOG_DEBUG, "unwind tables: %llu files compiled (%llu without CFI), %llu rows, "
+	       "%llu rules, %llu process syncs", (unsigned long long)ts->files,
+	       (unsigned long long)ts->no_cfi, (unsigned long long)ts->rows,
+	       (unsigned long long)ts->rules, (unsigned long long)ts->syncs);
+}
+
 static void report(struct session *s)
 {
 	const struct collector_stats *st = collector__stats(s->collector);
@@ -244,6 +264,7 @@ static void report(struct session *s)
 	}
 	report_unwind(st);
 	report_merge(st);
+	report_model(s);
 	if (s->opt->capture)
 		lt_log(LT_LOG_INFO, "%u unwind fixtures written to %s", s->captured,
 		       s->opt->capture);
@@ -260,7 +281,8 @@ static int run(struct session *s)
 			   "for batch mode (see --help)");
 	if (check_kernel())
 		return 1;
-	s->collector = collector__new();
+	s->model = tmodel__new();
+	s->collector = s->model ? collector__new(s->model) : NULL;
 	if (!s->collector)
 		return die(1, "out of memory");
 	collector__set_lines(s->collector, o->lines);
@@ -316,5 +338,6 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < s.ntargets; i++)
 		target__close(&s.targets[i]);
 	collector__delete(s.collector);
+	tmodel__delete(s.model);
 	return rc;
 }

@@ -13,11 +13,13 @@
 
 struct sampler;
 struct collector;
+struct tmodel;
 
 struct session {
 	const struct options *opt;
 	struct target targets[OPT_MAX_PIDS];
 	unsigned ntargets;
+	struct tmodel *model;		/* the traced processes and their files */
 	struct sampler *sampler;
 	struct collector *collector;
 	volatile sig_atomic_t *stop;	/* set by SIGINT/SIGTERM */

@@ -31,6 +31,7 @@
 #include "lua/detect.h"
 #include "lua/vmfde.h"
 #include "lua/x64scan.h"
+#include "target/files.h"
 
 #define DT_REGION_MAX	(256u << 20)	/* larger sections/segments are not read */
 #define DT_REGIONS	16		/* read-only regions scanned for data */
@@ -751,4 +752,22 @@ int lj_detect_mem(const void *buf, size_t len, struct lj_info *out)
 	err = dt_run(elf_memory(copy, len), out);
 	free(copy);
 	return err;
+}
+
+/* The TF_LUAJIT part of a file (see detect.h). */
+const struct lj_info *lj_detect_file(struct tfile *f)
+{
+	struct lj_info *lj;
+	int fd;
+
+	if (tfile__has(f, TF_LUAJIT))
+		return tfile__part(f, TF_LUAJIT);
+	lj = malloc(sizeof(*lj));
+	fd = tfile__fd(f);
+	if (lj && (fd < 0 || lj_detect_fd(fd, lj) || !lj->found)) {
+		free(lj);
+		lj = NULL;
+	}
+	tfile__set(f, TF_LUAJIT, lj, free);
+	return lj;
 }

@@ -72,6 +72,10 @@ struct lj_info {
 	uint32_t bc_jloop_ofs;	/* lj_BC_JLOOP, JIT builds */
 };
 
+struct tfile;
+/* The LuaJIT VM in a mapped file (found, maybe unsupported), analysed once and
+   kept as the file's TF_LUAJIT part; NULL when it holds none or is unreadable. */
+const struct lj_info *lj_detect_file(struct tfile *f);
 /* Analyse an open ELF file (the fd stays open). 0: analysed (check found and
    supported); -errno when the file cannot be read. */
 int lj_detect_fd(int fd, struct lj_info *out);

@@ -25,7 +25,7 @@
 
 #include "base/arena.h"
 #include "base/search.h"
-#include "symbolize/elffile.h"
+#include "target/elffile.h"
 #include "symbolize/elfsyms.h"
 #include "symbolize/symorder.h"
 
@@ -42,18 +42,10 @@ struct es_sym {
 	uint8_t sized;		/* end comes from st_size */
 };
 
-struct es_load {
-	uint64_t off;		/* p_offset */
-	uint64_t filesz;	/* p_filesz */
-	uint64_t vaddr;		/* p_vaddr */
-	uint8_t exec;		/* PF_X */
-};
-
 struct elfsyms {
 	struct es_sym *syms;	/* sorted by addr, one per addr */
 	size_t n, cap;
-	struct es_load *loads;
-	size_t nloads;
+	struct elf_loads loads;	/* its PT_LOAD headers */
 	struct arena names;	/* NUL-terminated names (max ES_ARENA_MAX) */
 	uint8_t build_id[ELFSYMS_BUILD_ID_MAX];	/* NT_GNU_BUILD_ID descriptor */
 	size_t build_id_len;	/* 0: none */
@@ -310,33 +302,6 @@ static int load_scns(struct elfsyms *s, Elf *elf)
 	return 0;
 }
 
-/* Keep the file-backed PT_LOAD headers. */
-static int load_phdrs(struct elfsyms *s, Elf *elf)
-{
-	size_t n;
-
-	if (elf_getphdrnum(elf, &n) || !n)
-		return 0;	/* no program headers: lookups by vaddr still work */
-	s->loads = calloc(n, sizeof(*s->loads));
-	if (!s->loads)
-		return -ENOMEM;
-	for (size_t i = 0; i < n && i <= INT32_MAX; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !ph.p_filesz)
-			continue;
-		if (ph.p_offset + ph.p_filesz < ph.p_offset)
-			continue;	/* wraps */
-		s->loads[s->nloads++] = (struct es_load){
-			.off = ph.p_offset,
-			.filesz = ph.p_filesz,
-			.vaddr = ph.p_vaddr,
-			.exec = !!(ph.p_flags & PF_X),
-		};
-	}
-	return 0;
-}
-
 /* qsort_r order: address, then best rank first, then name for a stable result. */
 static int cmp_sym(const void *a, const void *b, void *arg)
 {
@@ -418,7 +383,7 @@ static struct elfsyms *load_elf(Elf *elf)
 		return NULL;
 	}
 	s->names.max = ES_ARENA_MAX;
-	err = load_phdrs(s, elf);
+	err = elf_loads__read(elf, &s->loads);
 	if (!err)
 		err = load_scns(s, elf);
 	if (err) {
@@ -486,7 +451,7 @@ void elfsyms__delete(struct elfsyms *s)
 	if (!s)
 		return;
 	free(s->syms);
-	free(s->loads);
+	elf_loads__free(&s->loads);
 	arena__free(&s->names);
 	free(s);
 }
@@ -495,22 +460,9 @@ void elfsyms__delete(struct elfsyms *s)
 int elfsyms__file_offset_to_vaddr(const struct elfsyms *s, uint64_t file_off,
 				  uint64_t *vaddr)
 {
-	const struct es_load *hit = NULL;
-
 	if (!s || !vaddr)
 		return -EINVAL;
-	for (size_t i = 0; i < s->nloads; i++) {
-		const struct es_load *l = &s->loads[i];
-
-		if (file_off < l->off || file_off - l->off >= l->filesz)
-			continue;
-		if (!hit || (l->exec && !hit->exec))	/* overlapping headers: prefer code */
-			hit = l;
-	}
-	if (!hit)
-		return -ENOENT;
-	*vaddr = hit->vaddr + (file_off - hit->off);
-	return 0;
+	return elf_loads__vaddr(&s->loads, file_off, vaddr);
 }
 
 /* Binary search for the function containing vaddr. */

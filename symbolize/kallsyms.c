@@ -13,7 +13,7 @@
 #include "base/search.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/symorder.h"
-#include "symbolize/readfile.h"
+#include "target/readfile.h"
 
 #define KS_NONE		UINT32_MAX	/* no module: the core kernel */
 #define KS_NAME_MAX	1024		/* KSYM_NAME_LEN is 512; longer is truncated */

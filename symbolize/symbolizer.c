@@ -20,18 +20,17 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "base/strpool.h"
 #include "symbolize/demangle.h"
 #include "symbolize/elfsyms.h"
 #include "symbolize/kallsyms.h"
-#include "symbolize/mapfile.h"
 #include "symbolize/perfmap.h"
-#include "symbolize/procmaps.h"
-#include "base/strpool.h"
 #include "symbolize/symbolizer.h"
+#include "target/mapfile.h"
+#include "target/proc.h"
 
 #define SY_PID_BUCKETS	256
-#define SY_REREAD_NS	100000000ull	/* re-read maps at most every 100 ms per pid */
-#define SY_VDSO_MAX	(1u << 20)	/* the vDSO is 2-4 pages; refuse anything big */
+#define SY_REREAD_NS	100000000ull	/* re-check a perf map at most every 100 ms */
 #define SY_SLOTS_MIN	1024u		/* first size of the string set and the memo */
 #define SY_UNKNOWN	"[unknown]"
 #define SY_JIT		"[jit]"		/* module of perf map hits */
@@ -42,31 +41,18 @@
 
 /* -- Structures ----------------------------------------------------------- */
 
-/* A file (or vDSO image) whose symbols were loaded, shared by all its mappings. */
-struct sy_file {
-	uint64_t dev, ino, size;	/* identity from fstat */
-	int64_t mtime_s, mtime_ns;	/* rewritten in place -> a new entry */
-	void *img;			/* vDSO: the image itself is the key */
+/* The TF_SYMBOLS part of a file: its symbols, maybe completed from a debug file. */
+struct sy_syms {
 	struct elfsyms *syms;		/* NULL: not an ELF file */
 	uint64_t root_dev, root_ino;	/* root directory of the process it was found for */
-	uint8_t borrowed;		/* syms belongs to another entry (same build-id) */
+	uint8_t borrowed;		/* syms belongs to another part (same build-id) */
 	uint8_t debug;			/* syms includes a separate debug file */
 };
 
-/* What one mapping resolves to, filled on first use. */
-struct sy_mapinfo {
-	struct elfsyms *syms;	/* borrowed from the file cache; may be NULL */
-	const char *module;	/* interned; NULL for anonymous memory */
-	uint8_t done;		/* resolution was attempted */
-};
-
+/* Per process: its perf map (its mappings are the target model's). */
 struct sy_proc {
 	struct sy_proc *next;	/* hash chain */
 	int pid;
-	struct procmaps maps;
-	struct sy_mapinfo *info;	/* parallel to maps.maps */
-	uint64_t read_ns;	/* last read attempt, CLOCK_MONOTONIC */
-	uint8_t read;		/* a read was attempted */
 	struct perfmap *pmap;	/* its /tmp/perf-NSPID.map, or NULL */
 	struct stat pmap_st;	/* identity of the file pmap was read from */
 	uint64_t pmap_ns;	/* last check of the perf map, CLOCK_MONOTONIC */
@@ -81,9 +67,11 @@ struct sy_memo {
 };
 
 struct symbolizer {
+	struct tmodel *model;	/* the processes and the files they map */
+	uint8_t own_model;	/* created by symbolizer__new(NULL) */
 	struct sy_proc *procs[SY_PID_BUCKETS];
-	struct sy_file *files;
-	size_t nfiles, files_cap;
+	struct sy_syms **debugged;	/* parts that include a debug file, for sharing */
+	size_t ndebugged, capdebugged;
 	struct strpool strs;
 	struct kallsyms *ksyms;
 	uint8_t ksyms_tried;	/* load kallsyms once, even when it failed */
@@ -95,50 +83,10 @@ struct symbolizer {
 	uint8_t no_demangle;	/* symbolizer__set_demangle(s, 0) */
 };
 
-/* -- File cache ----------------------------------------------------------- */
-
-/* The cached entry for a file identity or vDSO image, or NULL. */
-static struct sy_file *file_find(struct symbolizer *s, const struct sy_file *key)
-{
-	for (size_t i = 0; i < s->nfiles; i++) {
-		struct sy_file *f = &s->files[i];
-
-		if (f->dev != key->dev || f->ino != key->ino || f->size != key->size ||
-		    f->mtime_s != key->mtime_s || f->mtime_ns != key->mtime_ns ||
-		    !f->img != !key->img)
-			continue;
-		if (!key->img || !memcmp(f->img, key->img, key->size))
-			return f;
-	}
-	return NULL;
-}
-
-/* Add an entry taking ownership of key->img and syms (freed on failure). */
-static struct sy_file *file_add(struct symbolizer *s, const struct sy_file *key,
-				struct elfsyms *syms)
-{
-	if (s->nfiles == s->files_cap) {
-		size_t cap = s->files_cap ? s->files_cap * 2 : 16;
-		struct sy_file *p = realloc(s->files, cap * sizeof(*p));
-
-		if (!p) {
-			free(key->img);
-			if (!key->borrowed)
-				elfsyms__delete(syms);
-			return NULL;
-		}
-		s->files = p;
-		s->files_cap = cap;
-	}
-	s->files[s->nfiles] = *key;
-	s->files[s->nfiles].syms = syms;
-	return &s->files[s->nfiles++];
-}
-
 /* -- Opening mapped files ------------------------------------------------- */
 
 /* Record the identity of pid's root directory in key: 0, or -1 when unknown. */
-static int root_id(int pid, struct sy_file *key)
+static int root_id(int pid, struct sy_syms *key)
 {
 	char path[64];
 	struct stat st;
@@ -277,15 +225,15 @@ static struct elfsyms *debug_by_link(struct symbolizer *s, int pid, const char *
 ** for a process with the same root directory (another root could have planted a
 ** forged file with that build-id and a debug file to match), or NULL.
 */
-static struct elfsyms *debug_shared(struct symbolizer *s, const struct sy_file *key,
+static struct elfsyms *debug_shared(struct symbolizer *s, const struct sy_syms *key,
 				    const uint8_t *id, size_t len)
 {
-	for (size_t i = 0; i < s->nfiles; i++) {
-		const struct sy_file *f = &s->files[i];
+	for (size_t i = 0; i < s->ndebugged; i++) {
+		const struct sy_syms *f = s->debugged[i];
 		const uint8_t *fid;
 		size_t flen = 0;
 
-		if (!f->debug || !f->syms || f->img || f->root_dev != key->root_dev ||
+		if (f->borrowed || !f->syms || f->root_dev != key->root_dev ||
 		    f->root_ino != key->root_ino)
 			continue;
 		fid = elfsyms__build_id(f->syms, &flen);
@@ -303,7 +251,7 @@ static struct elfsyms *debug_shared(struct symbolizer *s, const struct sy_file *
 ** one, syms freed) and fills key's root, borrowed and debug fields.
 */
 static struct elfsyms *add_debug(struct symbolizer *s, int pid, const char *path,
-				 const struct stat *st, struct elfsyms *syms, struct sy_file *key)
+				 const struct stat *st, struct elfsyms *syms, struct sy_syms *key)
 {
 	int have_root = !root_id(pid, key);
 	struct elfsyms *d = NULL, *shared;
@@ -329,54 +277,63 @@ static struct elfsyms *add_debug(struct symbolizer *s, int pid, const char *path
 	return syms;
 }
 
-/* Symbols of the file behind mapping m (cached by identity), or NULL. */
-static struct elfsyms *file_syms(struct symbolizer *s, int pid, const struct procmap *m)
+/* Drop a TF_SYMBOLS part. */
+static void syms_drop(void *part)
 {
-	struct sy_file key = { 0 }, *f;
-	struct elfsyms *syms;
-	struct stat st;
-	int fd = mapfile__open(pid, m);
+	struct sy_syms *p = part;
 
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st)) {
-		close(fd);
-		return NULL;
-	}
-	key.dev = (uint64_t)st.st_dev;
-	key.ino = (uint64_t)st.st_ino;
-	key.size = (uint64_t)st.st_size;
-	key.mtime_s = (int64_t)st.st_mtim.tv_sec;
-	key.mtime_ns = (int64_t)st.st_mtim.tv_nsec;
-	f = file_find(s, &key);
-	if (!f) {
-		syms = elfsyms__load_fd(fd);
-		if (syms)
-			syms = add_debug(s, pid, m->path, &st, syms, &key);
-		if (syms || errno != ENOMEM)	/* remember non-ELF files too */
-			f = file_add(s, &key, syms);
-	}
-	close(fd);
-	return f ? f->syms : NULL;
+	if (p && !p->borrowed)
+		elfsyms__delete(p->syms);
+	free(p);
 }
 
-/* Symbols of the vDSO mapped at m, copied out of the process (read-only). */
-static struct elfsyms *vdso_syms(struct symbolizer *s, int pid, const struct procmap *m)
+/* Remember a part with a debug file, so that copies of its build can share it. */
+static void note_debugged(struct symbolizer *s, struct sy_syms *part)
 {
-	struct sy_file key = { 0 }, *f;
-	size_t len = 0;
+	if (s->ndebugged == s->capdebugged) {
+		size_t cap = s->capdebugged ? s->capdebugged * 2 : 16;
+		struct sy_syms **p = realloc(s->debugged, cap * sizeof(*p));
 
-	if (m->end - m->start > SY_VDSO_MAX ||
-	    !(key.img = mapfile__read_mem(pid, m->start, m->end, &len)))
-		return NULL;
-	key.size = len;
-	f = file_find(s, &key);		/* every 64-bit process maps the same image */
-	if (f) {
-		free(key.img);
-		return f->syms;
+		if (!p)
+			return;		/* no sharing: each copy loads its own */
+		s->debugged = p;
+		s->capdebugged = cap;
 	}
-	f = file_add(s, &key, elfsyms__load_mem(key.img, len));
-	return f ? f->syms : NULL;
+	s->debugged[s->ndebugged++] = part;
+}
+
+/* Load the symbols of file f, mapped by pid (whose root holds its debug files). */
+static struct sy_syms *load_syms(struct symbolizer *s, int pid, struct tfile *f)
+{
+	struct sy_syms *part = calloc(1, sizeof(*part));
+	size_t len = 0;
+	const void *img = tfile__image(f, &len);
+	int fd;
+
+	if (!part)
+		return NULL;
+	if (img) {
+		part->syms = elfsyms__load_mem(img, len);
+		return part;
+	}
+	fd = tfile__fd(f);
+	part->syms = fd >= 0 ? elfsyms__load_fd(fd) : NULL;
+	if (part->syms)
+		part->syms = add_debug(s, pid, tfile__path(f), tfile__stat(f), part->syms, part);
+	if (part->debug && !part->borrowed)
+		note_debugged(s, part);
+	return part;
+}
+
+/* The symbols of file f (its TF_SYMBOLS part, loaded on first use), or NULL. */
+static struct elfsyms *file_syms(struct symbolizer *s, int pid, struct tfile *f)
+{
+	struct sy_syms *part;
+
+	if (!tfile__has(f, TF_SYMBOLS))
+		tfile__set(f, TF_SYMBOLS, load_syms(s, pid, f), syms_drop);
+	part = tfile__part(f, TF_SYMBOLS);
+	return part ? part->syms : NULL;
 }
 
 /* -- Processes ------------------------------------------------------------ */
@@ -393,8 +350,6 @@ static uint64_t now_ns(void)
 /* Free one process entry. */
 static void proc_free(struct sy_proc *p)
 {
-	procmaps__free(&p->maps);
-	free(p->info);
 	perfmap__delete(p->pmap);
 	free(p);
 }
@@ -416,59 +371,6 @@ static struct sy_proc *proc_get(struct symbolizer *s, int pid)
 	return p;
 }
 
-/* Same mapping of the same file: what was resolved for it still holds. */
-static int same_map(const struct procmap *a, const struct procmap *b)
-{
-	return a->start == b->start && a->end == b->end && a->offset == b->offset &&
-	       a->inode == b->inode && a->dev_major == b->dev_major &&
-	       a->dev_minor == b->dev_minor && !strcmp(a->path, b->path);
-}
-
-/*
-** Re-read the maps. When the process is gone (error) or a zombie (no mappings),
-** keep the old ones: samples taken before it exited still need them.
-*/
-static void proc_reload(struct sy_proc *p)
-{
-	struct procmaps nm;
-	struct sy_mapinfo *ni;
-
-	p->read = 1;
-	p->read_ns = now_ns();
-	if (procmaps__read(p->pid, &nm))
-		return;
-	ni = nm.n ? calloc(nm.n, sizeof(*ni)) : NULL;
-	if (!ni) {
-		procmaps__free(&nm);
-		return;
-	}
-	for (size_t i = 0; i < nm.n; i++) {
-		const struct procmap *o = procmaps__find(&p->maps, nm.maps[i].start);
-
-		if (o && same_map(o, &nm.maps[i]))
-			ni[i] = p->info[o - p->maps.maps];
-	}
-	procmaps__free(&p->maps);
-	free(p->info);
-	p->maps = nm;
-	p->info = ni;
-}
-
-/* Index of the mapping holding addr, re-reading maps (rate-limited) on a miss; -1 if none. */
-static ssize_t proc_find(struct sy_proc *p, uint64_t addr)
-{
-	const struct procmap *m;
-
-	if (!p->read)
-		proc_reload(p);
-	m = procmaps__find(&p->maps, addr);
-	if (!m && now_ns() - p->read_ns >= SY_REREAD_NS) {
-		proc_reload(p);		/* maybe a new dlopen */
-		m = procmaps__find(&p->maps, addr);
-	}
-	return m ? m - p->maps.maps : -1;
-}
-
 /* The module name of a mapping path: basename without " (deleted)"; NULL if anonymous. */
 static const char *module_name(struct symbolizer *s, const char *path)
 {
@@ -488,20 +390,6 @@ static const char *module_name(struct symbolizer *s, const char *path)
 	if (!len)		/* "/dir/": keep the whole path rather than "" */
 		return strpool__intern(&s->strs, path, strlen(path));
 	return strpool__intern(&s->strs, b, len);
-}
-
-/* Resolve a mapping to its module name and symbols, once. */
-static void map_resolve(struct symbolizer *s, struct sy_proc *p, size_t i)
-{
-	const struct procmap *m = &p->maps.maps[i];
-	struct sy_mapinfo *mi = &p->info[i];
-
-	mi->done = 1;
-	mi->module = module_name(s, m->path);
-	if (!strcmp(m->path, "[vdso]"))
-		mi->syms = vdso_syms(s, p->pid, m);
-	else if (m->path[0] == '/' && m->inode)
-		mi->syms = file_syms(s, p->pid, m);
 }
 
 /* -- Perf maps ------------------------------------------------------------ */
@@ -672,20 +560,21 @@ static int module_only(struct symbolizer *s, const char *module, uint64_t off,
 	return 1;
 }
 
-/* Name an address in a mapping, given its file offset. */
-static int map_lookup(struct symbolizer *s, const struct sy_mapinfo *mi, uint64_t file_off,
-		      struct symbol *out)
+/* Name an address in a mapping of file f (NULL: none), given its file offset. */
+static int map_lookup(struct symbolizer *s, int pid, struct tfile *f, const char *module,
+		      uint64_t file_off, struct symbol *out)
 {
+	struct elfsyms *syms = f ? file_syms(s, pid, f) : NULL;
 	uint64_t vaddr, off;
 	const char *name;
 
-	if (!mi->syms || elfsyms__file_offset_to_vaddr(mi->syms, file_off, &vaddr))
-		return module_only(s, mi->module, file_off, out);
-	name = elfsyms__lookup(mi->syms, vaddr, &off);
+	if (!syms || elf_loads__vaddr(tfile__loads(f), file_off, &vaddr))
+		return module_only(s, module, file_off, out);
+	name = elfsyms__lookup(syms, vaddr, &off);
 	if (!name)
-		return module_only(s, mi->module, vaddr, out);
+		return module_only(s, module, vaddr, out);
 	out->name = demangled(s, name);
-	out->module = mi->module;
+	out->module = module;
 	out->offset = off;
 	return 0;
 }
@@ -717,16 +606,26 @@ static int unknown(struct symbol *out)
 }
 
 /* Create an empty symbolizer; NULL on ENOMEM. LUATOP_DEBUG_ROOT is read here. */
-struct symbolizer *symbolizer__new(void)
+struct symbolizer *symbolizer__new(struct tmodel *model)
 {
 	struct symbolizer *s = calloc(1, sizeof(*s));
 	const char *root = secure_getenv("LUATOP_DEBUG_ROOT");
 
-	if (s)
+	if (s) {
 		strpool__init(&s->strs, SY_SLOTS_MIN);
-	if (!s || strpool__grow(&s->strs) || !(s->debug_root = strdup(SY_DEBUG_ROOT))) {
-		if (s)
+		s->model = model;
+		if (!model) {
+			s->model = tmodel__new();
+			s->own_model = 1;
+		}
+	}
+	if (!s || !s->model || strpool__grow(&s->strs) ||
+	    !(s->debug_root = strdup(SY_DEBUG_ROOT))) {
+		if (s) {
 			strpool__free(&s->strs);
+			if (s->own_model)
+				tmodel__delete(s->model);
+		}
 		free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -778,12 +677,9 @@ void symbolizer__delete(struct symbolizer *s)
 			s->procs[i] = p->next;
 			proc_free(p);
 		}
-	for (size_t i = 0; i < s->nfiles; i++) {
-		if (!s->files[i].borrowed)
-			elfsyms__delete(s->files[i].syms);
-		free(s->files[i].img);
-	}
-	free(s->files);
+	free(s->debugged);
+	if (s->own_model)
+		tmodel__delete(s->model);
 	strpool__free(&s->strs);
 	kallsyms__delete(s->ksyms);
 	demangler__delete(s->dm);
@@ -796,23 +692,23 @@ void symbolizer__delete(struct symbolizer *s)
 int symbolizer__user(struct symbolizer *s, int pid, uint64_t addr, struct symbol *out)
 {
 	const struct procmap *m;
-	struct sy_mapinfo *mi;
+	const char *module;
+	struct tproc *tp;
 	struct sy_proc *p;
 	ssize_t i;
 
 	if (!out)
 		return -EINVAL;
-	if (!s || pid <= 0 || !(p = proc_get(s, pid)) || (i = proc_find(p, addr)) < 0)
+	if (!s || pid <= 0 || !(tp = tmodel__proc(s->model, pid)) || (i = tproc__find(tp, addr)) < 0)
 		return unknown(out);
-	m = &p->maps.maps[i];
-	mi = &p->info[i];
-	if (!mi->done)
-		map_resolve(s, p, (size_t)i);
-	if (anon_exec(m) && !perfmap_lookup(s, p, addr, out))
+	m = &tproc__maps(tp)->maps[i];
+	if (anon_exec(m) && (p = proc_get(s, pid)) && !perfmap_lookup(s, p, addr, out))
 		return 0;
-	if (!mi->module)
+	module = module_name(s, m->path);
+	if (!module)
 		return unknown(out);	/* anonymous: JIT code without a perf map, heap */
-	return map_lookup(s, mi, addr - m->start + m->offset, out);
+	return map_lookup(s, pid, tproc__file(tp, (size_t)i), module, addr - m->start + m->offset,
+			  out);
 }
 
 /* Name a kernel address; kallsyms is loaded on the first call. */
@@ -838,13 +734,15 @@ int symbolizer__kernel(struct symbolizer *s, uint64_t addr, struct symbol *out)
 	return 0;
 }
 
-/* Drop the maps of pid; cached files and strings stay. */
+/* Drop what is known of pid (its perf map; its maps, when the model is our own). */
 void symbolizer__forget(struct symbolizer *s, int pid)
 {
 	struct sy_proc **pp;
 
 	if (!s)
 		return;
+	if (s->own_model)
+		tmodel__forget(s->model, pid);
 	for (pp = &s->procs[(unsigned)pid % SY_PID_BUCKETS]; *pp; pp = &(*pp)->next)
 		if ((*pp)->pid == pid) {
 			struct sy_proc *p = *pp;

@@ -8,9 +8,10 @@
 #include <stdint.h>
 
 /*
-** Per pid it keeps the parsed /proc/PID/maps (read on first use, re-read at most
-** every 100 ms when an address falls in no mapping) and, per mapping, the ELF
-** symbols of the mapped file, shared across processes by (dev, inode). A file
+** Addresses are looked up in the target model (target/proc.h: each process's
+** maps, re-read at most every 100 ms when an address falls in no mapping, and
+** the files behind them by identity); the ELF symbols of a file are kept as its
+** TF_SYMBOLS part, shared by every process that maps it. A file
 ** without .symtab is completed from its separate debug file, found by build-id
 ** or .gnu_debuglink under the debug root and next to the file, inside the
 ** process's root directory; tables that found one are shared by build-id.
@@ -21,8 +22,11 @@
 */
 struct symbolizer;
 
-/* NULL + errno. Reads LUATOP_DEBUG_ROOT (see symbolizer__set_debug_root). */
-struct symbolizer *symbolizer__new(void);
+struct tmodel;
+/* A symbolizer of the processes of model (which outlives it), or of a model of
+** its own when model is NULL. NULL + errno. Reads LUATOP_DEBUG_ROOT (see
+** symbolizer__set_debug_root). */
+struct symbolizer *symbolizer__new(struct tmodel *model);
 void symbolizer__delete(struct symbolizer *s);
 /*
 ** Look for separate debug files under dir (an absolute path, taken inside each
@@ -51,7 +55,8 @@ struct symbol {
 */
 int symbolizer__user(struct symbolizer *s, int pid, uint64_t addr, struct symbol *out);
 int symbolizer__kernel(struct symbolizer *s, uint64_t addr, struct symbol *out);
-/* Forget a process's mappings (it exited or exec'd); cached ELF files stay. */
+/* Forget a process (it exited or exec'd): its perf map, and its mappings when
+** the model is the symbolizer's own. Cached ELF files stay. */
 void symbolizer__forget(struct symbolizer *s, int pid);
 
 #endif

@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "symbolize/elffile.h"
+#include "target/elffile.h"
 #include "unwind/cfa.h"
 #include "unwind/ehframe.h"
 

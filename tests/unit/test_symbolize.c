@@ -21,7 +21,7 @@
 
 #include "symbolize/elfsyms.h"
 #include "symbolize/kallsyms.h"
-#include "symbolize/procmaps.h"
+#include "target/procmaps.h"
 #include "symbolize/symbolizer.h"
 
 #define LIBC_PATH "/lib/x86_64-linux-gnu/libc.so.6"
@@ -686,7 +686,7 @@ static const char *self_name(char *buf, size_t len)
 
 Test(symbolize, symbolizer_self)
 {
-	struct symbolizer *s = symbolizer__new();
+	struct symbolizer *s = symbolizer__new(NULL);
 	uint64_t fn = fn_addr(symbolize_test_target);
 	uint64_t qs = (uint64_t)(uintptr_t)libc_sym("qsort");
 	struct symbol sym, again;
@@ -731,7 +731,7 @@ static double mono_ms(void)
 
 Test(symbolize, symbolizer_new_mapping_and_deleted)
 {
-	struct symbolizer *s = symbolizer__new();
+	struct symbolizer *s = symbolizer__new(NULL);
 	char page[8192], *path, want[128];
 	const char *base;
 	struct symbol sym;
@@ -788,7 +788,7 @@ static char proc_state(int pid)
 
 Test(symbolize, symbolizer_exited_process)
 {
-	struct symbolizer *s = symbolizer__new();
+	struct symbolizer *s = symbolizer__new(NULL);
 	uint64_t fn = fn_addr(symbolize_test_target);
 	struct symbol sym;
 	int pid = fork();
@@ -819,7 +819,7 @@ Test(symbolize, symbolizer_exited_process)
 
 Test(symbolize, symbolizer_anon_exec)
 {
-	struct symbolizer *s = symbolizer__new();
+	struct symbolizer *s = symbolizer__new(NULL);
 	struct symbol sym;
 	void *p = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
@@ -848,7 +848,7 @@ Test(symbolize, symbolizer_vdso)
 	es = elfsyms__load_mem((const void *)(uintptr_t)m->start, m->end - m->start);
 	cr_assert_not_null(es);
 	cr_assert_gt(elfsyms__count(es), 0);
-	s = symbolizer__new();
+	s = symbolizer__new(NULL);
 	for (off = 0; off < m->end - m->start && checked < 4; off += 8) {
 		const char *name;
 
@@ -868,7 +868,7 @@ Test(symbolize, symbolizer_vdso)
 
 Test(symbolize, symbolizer_kernel)
 {
-	struct symbolizer *s = symbolizer__new();
+	struct symbolizer *s = symbolizer__new(NULL);
 	uint64_t addr = kernel_sym_addr("schedule");
 	struct symbol sym;
 	int rc = symbolizer__kernel(s, addr + 1, &sym);

@@ -123,7 +123,7 @@ static void fx_fini(struct fx *f)
 /* A symbolizer that looks for debug files under the fixture's debug root. */
 static struct symbolizer *fx_symbolizer(const struct fx *f)
 {
-	struct symbolizer *s = symbolizer__new();
+	struct symbolizer *s = symbolizer__new(NULL);
 
 	cr_assert_not_null(s);
 	cr_assert_eq(symbolizer__set_debug_root(s, f->root), 0);
@@ -440,7 +440,7 @@ Test(symbolize, debug_root_env)
 	   "objcopy --only-keep-debug full bid.debug && strip -o %s full", f.dir, exe);
 	install_build_id(&f, exe, dbg);
 	cr_assert_eq(setenv("LUATOP_DEBUG_ROOT", f.root, 1), 0);
-	s = symbolizer__new();
+	s = symbolizer__new(NULL);
 	unsetenv("LUATOP_DEBUG_ROOT");
 	cr_assert_not_null(s);
 	cr_assert_eq(symbolizer__set_debug_root(s, "relative/dir"), -EINVAL);
@@ -741,7 +741,7 @@ Test(symbolize, perfmap_fuzz)
 
 Test(symbolize, perfmap_symbolizer)
 {
-	struct symbolizer *s = symbolizer__new();
+	struct symbolizer *s = symbolizer__new(NULL);
 	char path[64], text[256];
 	struct symbol sym;
 	uint64_t base;

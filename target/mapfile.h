@@ -3,11 +3,14 @@
 ** /proc/PID/map_files (deleted files, other mount namespaces), else inside
 ** /proc/PID/root, else the plain path; only regular files with the mapped inode.
 */
-#ifndef LUATOP_SYMBOLIZE_MAPFILE_H
-#define LUATOP_SYMBOLIZE_MAPFILE_H
+#ifndef LUATOP_TARGET_MAPFILE_H
+#define LUATOP_TARGET_MAPFILE_H
 
-#include "symbolize/procmaps.h"
+#include "target/procmaps.h"
 
+/* An O_PATH fd of the regular file mapped at m in process pid (it identifies the
+** file without opening it for reading), or -1 with errno. */
+int mapfile__open_path(int pid, const struct procmap *m);
 /* A read-only fd of the file mapped at m in process pid, or -1 with errno. */
 int mapfile__open(int pid, const struct procmap *m);
 /* An O_PATH fd of path resolved inside the process's root directory, or -1. */
@@ -15,8 +18,4 @@ int mapfile__open_in_root(int pid, const char *path);
 /* Turn an O_PATH fd (consumed) into a read-only fd, only for a regular file with
 ** inode ino (0: any). -1 otherwise; never opens devices or FIFOs. */
 int mapfile__reopen_regular(int pfd, uint64_t ino);
-/* Copy [start, end) of the process's memory into a new buffer (read-only
-** process_vm_readv; for the vDSO). NULL with errno on failure. */
-void *mapfile__read_mem(int pid, uint64_t start, uint64_t end, size_t *len);
-
 #endif

@@ -1,5 +1,5 @@
 /*
-** Opening the files and memory behind another process's mappings.
+** Opening the files behind another process's mappings.
 */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,11 +11,8 @@
 #include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 
-#include "symbolize/mapfile.h"
-
-#define MAPFILE_MEM_MAX	(1u << 20)	/* the vDSO is a few pages */
+#include "target/mapfile.h"
 
 /*
 ** Turn an O_PATH fd into a readable fd, only for a regular file with the mapped
@@ -70,43 +67,36 @@ int mapfile__open_in_root(int pid, const char *path)
 	return fd;
 }
 
-int mapfile__open(int pid, const struct procmap *m)
+/* pfd if it is an O_PATH fd of a regular file with inode ino (0: any), else -1. */
+static int regular_path(int pfd, uint64_t ino)
+{
+	struct stat st;
+
+	if (pfd < 0)
+		return -1;
+	if (!fstat(pfd, &st) && S_ISREG(st.st_mode) && (!ino || (uint64_t)st.st_ino == ino))
+		return pfd;
+	close(pfd);
+	return -1;
+}
+
+int mapfile__open_path(int pid, const struct procmap *m)
 {
 	char path[96];
 	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid,
 		 m->start, m->end);
-	fd = mapfile__reopen_regular(open(path, O_PATH | O_CLOEXEC), 0);
+	fd = regular_path(open(path, O_PATH | O_CLOEXEC), 0);
 	if (fd >= 0)
 		return fd;
-	fd = mapfile__reopen_regular(mapfile__open_in_root(pid, m->path), m->inode);
+	fd = regular_path(mapfile__open_in_root(pid, m->path), m->inode);
 	if (fd >= 0)
 		return fd;
-	return mapfile__reopen_regular(open(m->path, O_PATH | O_CLOEXEC), m->inode);
+	return regular_path(open(m->path, O_PATH | O_CLOEXEC), m->inode);
 }
 
-void *mapfile__read_mem(int pid, uint64_t start, uint64_t end, size_t *len)
+int mapfile__open(int pid, const struct procmap *m)
 {
-	struct iovec local, remote;
-	size_t n = end > start ? (size_t)(end - start) : 0;
-	void *buf;
-
-	if (!n || n > MAPFILE_MEM_MAX) {
-		errno = EINVAL;
-		return NULL;
-	}
-	buf = malloc(n);
-	if (!buf)
-		return NULL;
-	local = (struct iovec){ .iov_base = buf, .iov_len = n };
-	remote = (struct iovec){ .iov_base = (void *)(uintptr_t)start, .iov_len = n };
-	if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != (ssize_t)n) {
-		free(buf);
-		if (!errno)
-			errno = EIO;
-		return NULL;
-	}
-	*len = n;
-	return buf;
+	return mapfile__reopen_regular(mapfile__open_path(pid, m), 0);
 }

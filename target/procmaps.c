@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "base/search.h"
-#include "symbolize/procmaps.h"
-#include "symbolize/readfile.h"
+#include "target/procmaps.h"
+#include "target/readfile.h"
 
 #define MAPS_READ_MAX	(256u << 20)	/* ~65536 mappings * ~4 KiB paths is far less */
 

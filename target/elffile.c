@@ -9,11 +9,12 @@
 ** inflated size equal to the declared one.
 */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "symbolize/elffile.h"
+#include "target/elffile.h"
 
 /* Open a regular file through pread. */
 int elffile__open_fd(struct elffile *f, int fd)
@@ -86,5 +87,82 @@ int elffile__plain(Elf_Scn *scn, uint64_t max)
 		return -1;
 	if (elf_compress(scn, 0, 0) != 1 || !gelf_getshdr(scn, &sh) || sh.sh_size != ch.ch_size)
 		return -1;
+	return 0;
+}
+
+/* -- PT_LOAD headers ------------------------------------------------------- */
+
+#define PAGE_MASK_4K	4095ull	/* mappings start on page boundaries */
+
+int elf_loads__read(Elf *elf, struct elf_loads *out)
+{
+	size_t n;
+
+	out->l = NULL;
+	out->n = 0;
+	if (elf_getphdrnum(elf, &n) || !n)
+		return 0;	/* no program headers: lookups by vaddr still work */
+	out->l = calloc(n, sizeof(*out->l));
+	if (!out->l)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && i <= INT32_MAX; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !ph.p_filesz)
+			continue;
+		if (ph.p_offset + ph.p_filesz < ph.p_offset)
+			continue;	/* wraps */
+		out->l[out->n++] = (struct elf_load){
+			.off = ph.p_offset,
+			.filesz = ph.p_filesz,
+			.vaddr = ph.p_vaddr,
+			.exec = !!(ph.p_flags & PF_X),
+		};
+	}
+	return 0;
+}
+
+void elf_loads__free(struct elf_loads *ls)
+{
+	free(ls->l);
+	ls->l = NULL;
+	ls->n = 0;
+}
+
+/* The PT_LOAD holding file offset off, code preferred; page_down: also the
+** bytes of the page below its offset. */
+static const struct elf_load *load_of(const struct elf_loads *ls, uint64_t off, int page_down)
+{
+	const struct elf_load *hit = NULL;
+
+	for (size_t i = 0; i < ls->n; i++) {
+		const struct elf_load *l = &ls->l[i];
+		uint64_t lo = page_down ? l->off & ~PAGE_MASK_4K : l->off;
+
+		if (off < lo || off >= l->off + l->filesz)	/* the sum never wraps */
+			continue;
+		if (!hit || (l->exec && !hit->exec))	/* overlapping headers: prefer code */
+			hit = l;
+	}
+	return hit;
+}
+
+int elf_loads__vaddr(const struct elf_loads *ls, uint64_t off, uint64_t *vaddr)
+{
+	const struct elf_load *l = ls ? load_of(ls, off, 0) : NULL;
+
+	if (!l)
+		return -ENOENT;
+	*vaddr = l->vaddr + (off - l->off);
+	return 0;
+}
+
+int elf_loads__bias(const struct elf_loads *ls, uint64_t start, uint64_t offset, uint64_t *bias)
+{
+	const struct elf_load *l = ls ? load_of(ls, offset, 1) : NULL;
+
+	if (!l)
+		return -ENOENT;
+	*bias = start - (l->vaddr + offset - l->off);
 	return 0;
 }

@@ -1,0 +1,76 @@
+/*
+** Memory of a traced process, read through a callback: decoders of target
+** memory (LuaJIT prototypes, strings, traces) take a reader, so that they do
+** no I/O themselves and tests can feed them byte buffers.
+*/
+#ifndef LUATOP_BASE_READER_H
+#define LUATOP_BASE_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One range to read in a batch. */
+struct mspan {
+	uint64_t addr;
+	void *buf;
+	size_t len;
+};
+
+struct mreader {
+	/* Copy len bytes at addr into buf: 0, or -errno (-EFAULT for unmapped or
+	** partly mapped memory, -ESRCH once the process is gone). */
+	int (*read)(void *ctx, uint64_t addr, void *buf, size_t len);
+	/* Read n spans at once: how many leading spans were read whole, or -errno
+	** when none was. NULL: the spans are read one by one. */
+	int (*readv)(void *ctx, const struct mspan *spans, unsigned n);
+	void *ctx;
+};
+
+/* Read one range; as r->read. */
+static inline int mreader__read(const struct mreader *r, uint64_t addr, void *buf, size_t len)
+{
+	return len ? r->read(r->ctx, addr, buf, len) : 0;
+}
+
+/* Read spans in one go when the reader can; as readv. */
+static inline int mreader__readv(const struct mreader *r, const struct mspan *spans, unsigned n)
+{
+	unsigned i;
+	int err = 0;
+
+	if (r->readv)
+		return r->readv(r->ctx, spans, n);
+	for (i = 0; i < n && !(err = r->read(r->ctx, spans[i].addr, spans[i].buf, spans[i].len)); i++)
+		;
+	return i ? (int)i : n ? err : 0;
+}
+
+/*
+** Read up to len bytes at addr, stopping early at the end of readable memory
+** (a string at the end of a mapping): the count read, or -errno when not even
+** the first byte is readable. Tries the whole range, then up to each page end.
+*/
+static inline long mreader__read_some(const struct mreader *r, uint64_t addr, void *buf,
+				      size_t len)
+{
+	size_t got = 0;
+
+	if (!len)
+		return 0;
+	if (!mreader__read(r, addr, buf, len))
+		return (long)len;
+	while (got < len) {
+		size_t chunk = 4096 - ((addr + got) & 4095);
+		int err;
+
+		if (chunk > len - got)
+			chunk = len - got;
+		err = mreader__read(r, addr + got, (char *)buf + got, chunk);
+		if (err)
+			return got ? (long)got : err;
+		got += chunk;
+	}
+	return (long)got;
+}
+
+#endif
