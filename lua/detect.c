@@ -26,11 +26,11 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "unwind/cfa.h"
 #include "lua/bcofs.h"
 #include "lua/detect.h"
 #include "lua/vmfde.h"
 #include "lua/x64scan.h"
+#include "unwind/fde.h"
 #include "target/files.h"
 
 #define DT_REGION_MAX	(256u << 20)	/* larger sections/segments are not read */
@@ -181,9 +181,7 @@ static Elf_Scn *dt_section(struct dt_ctx *c, const char *name, GElf_Shdr *sh)
 static int dt_ehframe_phdr(struct dt_ctx *c, struct dt_region *r)
 {
 	for (size_t i = 0; i < c->nph; i++) {
-		struct dw_ptrctx x = { .addr_size = 8 };
 		const uint8_t *hdr;
-		struct dw_cur cur;
 		uint64_t at, len = 0;
 		GElf_Phdr ph;
 
@@ -191,12 +189,7 @@ static int dt_ehframe_phdr(struct dt_ctx *c, struct dt_region *r)
 		    ph.p_filesz < 8)
 			continue;
 		hdr = dt_vread(c, ph.p_vaddr, ph.p_filesz, 0);
-		if (!hdr || hdr[0] != 1)
-			return -1;
-		x.sec = hdr;
-		x.sec_vaddr = ph.p_vaddr;
-		cur = (struct dw_cur){ .p = hdr + 4, .end = hdr + ph.p_filesz };
-		if (hdr[1] & DW_EH_PE_indirect || dw_read_ptr(&cur, hdr[1], &x, &at))
+		if (!hdr || fde__eh_frame_of_hdr(hdr, ph.p_filesz, ph.p_vaddr, &at))
 			return -1;
 		/* The section runs to the end of its PT_LOAD at most. */
 		for (size_t j = 0; j < c->nph; j++) {

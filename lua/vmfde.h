@@ -26,7 +26,8 @@ struct vmfde {
 /*
 ** Scan a raw .eh_frame loaded at sec_vaddr. stop_at_zero ends the walk at the
 ** first terminator (a section found through PT_GNU_EH_FRAME has no known end).
-** The bytes are untrusted; always fills *out, returns 0, or -EINVAL for NULL.
+** The bytes are untrusted; always fills *out, returns 0, -EINVAL for NULL, or
+** -ENOMEM.
 */
 int vmfde__scan(const uint8_t *sec, size_t len, uint64_t sec_vaddr, int stop_at_zero,
 		struct vmfde *out);

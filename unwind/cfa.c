@@ -112,16 +112,54 @@ static int slot(uint64_t reg)
 	}
 }
 
-/* off * daf as a register offset, or RH_BAD when it does not fit. */
-static void set_factored(struct cfa_regrule *r, uint8_t how, int64_t off, int64_t daf)
+/* Give register reg rule r: its tracked slot, and its bit in the summary of all. */
+static void set_reg(struct cfa_state *st, uint64_t reg, struct cfa_regrule r)
+{
+	int s = slot(reg);
+	uint32_t bit;
+
+	if (s >= 0)
+		st->r[s] = r;
+	if (reg >= CFA_NREG)
+		return;
+	bit = 1u << reg;
+	st->saved &= ~bit;
+	st->other &= ~bit;
+	if (r.how == RH_OFFSET && r.off >= INT32_MIN && r.off <= INT32_MAX) {
+		st->saved |= bit;
+		st->save_off[reg] = (int32_t)r.off;
+	} else if (r.how != RH_UNREF) {
+		st->other |= bit;
+	}
+}
+
+/* Register reg saved at (how RH_OFFSET) or computed as (RH_VALOFF) CFA + off *
+** daf; bad (an operand that did not fit), or an overflowing product, is RH_BAD. */
+static void set_factored(struct cfa_state *st, uint64_t reg, uint8_t how, int64_t off, int bad,
+			 int64_t daf)
 {
 	int64_t v;
 
-	if (__builtin_mul_overflow(off, daf, &v)) {
-		*r = (struct cfa_regrule){ .how = RH_BAD };
+	if (bad || __builtin_mul_overflow(off, daf, &v))
+		set_reg(st, reg, (struct cfa_regrule){ .how = RH_BAD });
+	else
+		set_reg(st, reg, (struct cfa_regrule){ .how = how, .off = v });
+}
+
+/* Put register reg back to its rule in init (DW_CFA_restore). */
+static void restore_reg(struct cfa_state *st, const struct cfa_state *init, uint64_t reg)
+{
+	int s = slot(reg);
+	uint32_t bit;
+
+	if (s >= 0)
+		st->r[s] = init->r[s];
+	if (reg >= CFA_NREG)
 		return;
-	}
-	*r = (struct cfa_regrule){ .how = how, .off = v };
+	bit = 1u << reg;
+	st->saved = (st->saved & ~bit) | (init->saved & bit);
+	st->other = (st->other & ~bit) | (init->other & bit);
+	st->save_off[reg] = init->save_off[reg];
 }
 
 /* A uleb operand as int64_t; sets *bad when it exceeds INT64_MAX. */
@@ -195,7 +233,7 @@ int cfa__run(const struct cfa_cie *cie, const uint8_t *p, size_t len, uint64_t l
 		uint8_t op = (uint8_t)dw_un(&c, 1);
 		uint64_t reg = 0, delta = 0;
 		int64_t off = 0;
-		int s, bad = 0;
+		int bad = 0;
 
 		if (++ninsns > CFA_INSNS_MAX)
 			return -EBADMSG;
@@ -252,66 +290,44 @@ int cfa__run(const struct cfa_cie *cie, const uint8_t *p, size_t len, uint64_t l
 			reg = dw_uleb(&c);
 			off = uleb_s64(&c, &bad);
 		do_offset:
-			if ((s = slot(reg)) < 0)
-				break;
-			if (bad)
-				st->r[s] = (struct cfa_regrule){ .how = RH_BAD };
-			else
-				set_factored(&st->r[s], RH_OFFSET, off, cie->daf);
+			set_factored(st, reg, RH_OFFSET, off, bad, cie->daf);
 			break;
 		case OP_offset_extended_sf:
 			reg = dw_uleb(&c);
-			off = dw_sleb(&c);
-			if ((s = slot(reg)) >= 0)
-				set_factored(&st->r[s], RH_OFFSET, off, cie->daf);
+			set_factored(st, reg, RH_OFFSET, dw_sleb(&c), 0, cie->daf);
 			break;
 		case OP_GNU_negative_offset_extended:
 			reg = dw_uleb(&c);
 			off = uleb_s64(&c, &bad);
-			if ((s = slot(reg)) >= 0) {
-				if (bad)
-					st->r[s] = (struct cfa_regrule){ .how = RH_BAD };
-				else
-					set_factored(&st->r[s], RH_OFFSET, -off, cie->daf);
-			}
+			set_factored(st, reg, RH_OFFSET, -off, bad, cie->daf);
 			break;
 		case OP_val_offset:
 			reg = dw_uleb(&c);
 			off = uleb_s64(&c, &bad);
-			if ((s = slot(reg)) >= 0) {
-				if (bad)
-					st->r[s] = (struct cfa_regrule){ .how = RH_BAD };
-				else
-					set_factored(&st->r[s], RH_VALOFF, off, cie->daf);
-			}
+			set_factored(st, reg, RH_VALOFF, off, bad, cie->daf);
 			break;
 		case OP_val_offset_sf:
 			reg = dw_uleb(&c);
-			off = dw_sleb(&c);
-			if ((s = slot(reg)) >= 0)
-				set_factored(&st->r[s], RH_VALOFF, off, cie->daf);
+			set_factored(st, reg, RH_VALOFF, dw_sleb(&c), 0, cie->daf);
 			break;
 		case OP_restore_extended:
 			reg = dw_uleb(&c);
 		do_restore:
-			if ((s = slot(reg)) >= 0)
-				st->r[s] = init->r[s];
+			restore_reg(st, init, reg);
 			break;
 		case OP_undefined:
 		case OP_same_value:
 			reg = dw_uleb(&c);
-			if ((s = slot(reg)) >= 0)
-				st->r[s] = (struct cfa_regrule){
-					.how = op == OP_undefined ? RH_UNDEF : RH_SAME };
+			set_reg(st, reg, (struct cfa_regrule){
+				.how = op == OP_undefined ? RH_UNDEF : RH_SAME });
 			break;
 		case OP_register: {
 			uint64_t to;
 
 			reg = dw_uleb(&c);
 			to = dw_uleb(&c);
-			if ((s = slot(reg)) >= 0)
-				st->r[s] = (struct cfa_regrule){
-					.how = RH_REG, .off = (int64_t)(to & INT64_MAX) };
+			set_reg(st, reg, (struct cfa_regrule){
+				.how = RH_REG, .off = (int64_t)(to & INT64_MAX) });
 			break;
 		}
 		case OP_remember_state:
@@ -372,10 +388,10 @@ int cfa__run(const struct cfa_cie *cie, const uint8_t *p, size_t len, uint64_t l
 
 			reg = dw_uleb(&c);
 			e = block(&c, &n);
-			if (e && (s = slot(reg)) >= 0)
-				st->r[s] = (struct cfa_regrule){
+			if (e)
+				set_reg(st, reg, (struct cfa_regrule){
 					.how = op == OP_expression ? RH_EXPR : RH_VALEXPR,
-					.expr = e, .len = n };
+					.expr = e, .len = n });
 			break;
 		}
 		case OP_GNU_args_size:

@@ -12,6 +12,7 @@
 #include "wire/luatop.h"
 
 #define CFA_REG_RA		16	/* x86-64 return address column */
+#define CFA_NREG		17	/* registers summarised in cfa_state: rax .. r15, RA */
 #define CFA_REMEMBER_MAX	16	/* DW_CFA_remember_state depth; deeper is malformed */
 #define CFA_INSNS_MAX		(1u << 20)	/* instructions per program; more is malformed */
 
@@ -175,6 +176,9 @@ struct cfa_state {
 	const uint8_t *expr;	/* CFA_EXPR: expression bytes in the section */
 	size_t len;		/* their length */
 	struct cfa_regrule r[CFA_T__COUNT];	/* rbp, rsp, return address */
+	uint32_t saved;		/* bit r: register r (< CFA_NREG) saved at CFA + save_off[r] */
+	uint32_t other;		/* bit r: register r has a rule of another kind */
+	int32_t save_off[CFA_NREG];
 };
 
 /* What a CIE gives the FDEs that use it. */

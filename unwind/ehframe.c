@@ -1,25 +1,14 @@
 /*
 ** .eh_frame/.debug_frame -> sorted {pc_off, rule} rows and a deduplicated rule table.
 **
-** add_section walks a section twice: once for its CIEs (so an FDE may point at a
-** CIE anywhere, as .debug_frame allows), once for its FDEs. Each FDE runs its
-** program (cfa.c) into rows of its own, clipped to [pc_begin, pc_end). finish then
-** sweeps all FDE ranges in address order and, wherever several overlap, takes
-** the rows of the one with the highest priority (.eh_frame over .debug_frame,
-** later over earlier), filling every gap and every FDE end with LT_UW_INVALID.
+** add_section walks a section's FDEs (fde.c, which owns the section format and
+** its decisions). Each FDE runs its program (cfa.c) into rows of its own, clipped
+** to [pc_begin, pc_end). finish then sweeps all FDE ranges in address order and,
+** wherever several overlap, takes the rows of the one with the highest priority
+** (.eh_frame over .debug_frame, later over earlier), filling every gap and every
+** FDE end with LT_UW_INVALID.
 **
 ** Decisions worth knowing:
-** - A zero length word is a terminator entry; walking goes on after it, as
-**   readelf does and as the eh_frame_hdr-driven runtime lookup effectively does.
-** - In .eh_frame a 64-bit length (0xffffffff) keeps a 4-byte CIE id/pointer
-**   (LSB spec, LLVM); in .debug_frame it widens them to 8 bytes (DWARF).
-** - FDEs at address 0 (or the ~0/~1 tombstones in .debug_frame) describe code a
-**   linker discarded: skipped, never counted as overlaps.
-** - DW_EH_PE_indirect for pc_begin would need a relocated GOT read: unsupported,
-**   the FDE is skipped (counted in nbad), as are textrel/funcrel/aligned, and
-**   datarel unless uw_table__set_datarel_base gave a base.
-** - CIE augmentations z, R, P, L, S; any other letter rejects the CIE (its
-**   meaning is unknown, so its rows cannot be trusted).
 ** - Relocatable objects (ET_REL) are refused: their addresses are unrelocated.
 ** - SHF_COMPRESSED sections are inflated by elffile__plain (ELFCOMPRESS_ZLIB
 **   only, up to UW_INFLATE_MAX); others are skipped and counted in nbad.
@@ -32,8 +21,8 @@
 #include "target/elffile.h"
 #include "unwind/cfa.h"
 #include "unwind/ehframe.h"
+#include "unwind/fde.h"
 
-#define UW_CIES_MAX	65536		/* CIEs per section; FDEs using more are skipped */
 #define UW_INFLATE_MAX	(512u << 20)	/* largest compressed .debug_frame we inflate */
 
 struct uw_fde {
@@ -64,21 +53,6 @@ struct uw_table {
 	uint64_t dbase;		/* DW_EH_PE_datarel base, if has_dbase */
 	uint8_t has_dbase;
 	uint8_t finished;
-};
-
-struct uw_cie {			/* a parsed CIE of the current section */
-	size_t off;		/* its offset in the section */
-	uint8_t ok;		/* 0: malformed, FDEs using it are skipped */
-	uint8_t aug_z;		/* 'z': FDEs carry augmentation data */
-	struct cfa_cie c;
-};
-
-struct uw_ent {			/* one CIE or FDE entry of a section */
-	size_t off;		/* offset of its length field */
-	size_t cie_off;		/* FDE: offset of its CIE */
-	uint8_t is_cie;
-	uint8_t bad_ptr;	/* FDE: its CIE pointer points outside the section */
-	struct dw_cur body;	/* after the id field up to the entry's end */
 };
 
 /* -- Growth and rule interning -------------------------------------------- */
@@ -153,149 +127,6 @@ static int64_t rule_intern(struct uw_table *t, struct lt_uw_rule r)
 
 /* -- Section walking ------------------------------------------------------ */
 
-/*
-** The entry at *pos: 1 and *e, 2 for an entry to skip (a terminator, or too
-** short: counted by the caller when bad is set), 0 at the end, or -1 when its
-** length runs past the section (nothing after it can be found).
-*/
-static int next_entry(const uint8_t *d, size_t len, size_t *pos, int is_eh,
-		      struct uw_ent *e, int *bad)
-{
-	struct dw_cur c;
-	uint64_t n, id;
-	size_t idsz = 4;
-
-	*bad = 0;
-	if (*pos >= len)
-		return 0;
-	c = (struct dw_cur){ .p = d + *pos, .end = d + len };
-	n = dw_un(&c, 4);
-	if (n == 0xffffffff) {
-		n = dw_un(&c, 8);	/* 64-bit DWARF */
-		if (!is_eh)
-			idsz = 8;
-	} else if (n >= 0xfffffff0) {
-		return -1;		/* reserved lengths */
-	}
-	if (c.err || n > dw_left(&c))
-		return -1;
-	e->off = *pos;
-	*pos = (size_t)(c.p - d) + (size_t)n;
-	if (n == 0)
-		return 2;		/* terminator */
-	if (n < idsz) {
-		*bad = 1;
-		return 2;
-	}
-	e->body = (struct dw_cur){ .p = c.p + idsz, .end = c.p + n };
-	id = dw_un(&c, idsz);
-	e->bad_ptr = 0;
-	if (is_eh) {
-		e->is_cie = id == 0;
-		/* The CIE pointer counts back from the pointer field itself. */
-		e->bad_ptr = id > (uint64_t)(c.p - d) - idsz;
-		e->cie_off = e->bad_ptr ? 0 : (size_t)((uint64_t)(c.p - d) - idsz - id);
-	} else {
-		e->is_cie = id == (idsz == 8 ? UINT64_MAX : 0xffffffffu);
-		e->bad_ptr = id >= len;
-		e->cie_off = e->bad_ptr ? 0 : (size_t)id;
-	}
-	return 1;
-}
-
-/* Parse a CIE body into *ce; ce->ok says whether it is usable. */
-static void parse_cie(const struct uw_ent *e, const struct dw_ptrctx *x, int is_eh,
-		      struct uw_cie *ce)
-{
-	struct dw_cur c = e->body;
-	struct cfa_cie *cie = &ce->c;
-	const char *aug;
-	uint64_t ver, ra;
-	size_t alen;
-
-	memset(ce, 0, sizeof(*ce));
-	ce->off = e->off;
-	cie->is_eh = (uint8_t)is_eh;
-	cie->x = *x;
-	cie->ptr_enc = 0;	/* DW_EH_PE_absptr unless 'R' */
-	ver = dw_un(&c, 1);
-	if (c.err || !(ver == 1 || ver == 3 || (!is_eh && ver == 4)))
-		return;
-	aug = (const char *)c.p;
-	alen = strnlen(aug, dw_left(&c));
-	if (alen == dw_left(&c))
-		return;		/* unterminated */
-	dw_skip(&c, alen + 1);
-	if (ver == 4) {
-		uint64_t asz = dw_un(&c, 1), seg = dw_un(&c, 1);
-
-		if (c.err || (asz != 4 && asz != 8) || seg != 0)
-			return;
-		cie->x.addr_size = (uint8_t)asz;
-	}
-	cie->caf = dw_uleb(&c);
-	cie->daf = dw_sleb(&c);
-	ra = ver == 1 ? dw_un(&c, 1) : dw_uleb(&c);
-	if (c.err || ra != CFA_REG_RA)
-		return;
-	if (aug[0] == 'z') {
-		uint64_t n = dw_uleb(&c);
-		struct dw_cur a = { .p = c.p, .end = c.p + (n <= dw_left(&c) ? n : 0) };
-
-		if (c.err || n > dw_left(&c))
-			return;
-		dw_skip(&c, n);
-		ce->aug_z = 1;
-		for (size_t i = 1; i < alen; i++) {
-			switch (aug[i]) {
-			case 'R':
-				cie->ptr_enc = (uint8_t)dw_un(&a, 1);
-				break;
-			case 'P': {
-				uint8_t enc = (uint8_t)dw_un(&a, 1);
-
-				if (a.err || dw_skip_ptr(&a, enc, cie->x.addr_size))
-					return;
-				break;
-			}
-			case 'L':
-				dw_un(&a, 1);	/* the LSDA itself is in FDE data we skip */
-				break;
-			case 'S':
-				cie->signal = 1;
-				break;
-			default:
-				return;		/* unknown meaning: do not guess */
-			}
-			if (a.err)
-				return;
-		}
-	} else if (alen) {
-		return;		/* "eh" and other pre-'z' augmentations */
-	}
-	if (cfa__run(cie, c.p, dw_left(&c), 0, 0, NULL, NULL, &cie->init))
-		return;
-	ce->ok = 1;
-}
-
-/* The CIE at section offset off (the array is sorted by offset), or NULL. */
-static const struct uw_cie *find_cie(const struct uw_cie *cies, size_t n, size_t off)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cies[mid].off == off)
-			return cies[mid].ok ? &cies[mid] : NULL;
-		if (cies[mid].off < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
 /* cfa_row_fn: append a row to the FDE being built (the last one). */
 static int push_row(void *arg, uint64_t loc, struct lt_uw_rule rule)
 {
@@ -326,60 +157,27 @@ static int push_row(void *arg, uint64_t loc, struct lt_uw_rule rule)
 	return 0;
 }
 
-/* Is lo a discarded-code address rather than code? */
-static int discarded(uint64_t lo, const struct cfa_cie *cie)
+/* Run one FDE's program into rows of its own: 0 (added or skipped), or -errno. */
+static int add_fde(struct uw_table *t, const struct fde *fd)
 {
-	if (lo == 0)
-		return 1;
-	if (cie->is_eh)
-		return 0;
-	if (cie->x.addr_size == 4)
-		return lo >= 0xfffffffeu;
-	return lo >= UINT64_MAX - 1;
-}
-
-/* Parse one FDE and run its program: 0 (added or skipped), or -errno. */
-static int add_fde(struct uw_table *t, const struct uw_ent *e, const struct uw_cie *ce)
-{
-	const struct cfa_cie *cie = &ce->c;
-	struct cfa_state st = cie->init;
-	struct dw_cur c = e->body;
-	uint64_t lo, range;
+	struct cfa_state st = fd->cie->init;
 	struct uw_fde *f;
 	int err;
 
-	if (cie->is_eh) {
-		if (cie->ptr_enc & DW_EH_PE_indirect ||
-		    dw_read_ptr(&c, cie->ptr_enc, &cie->x, &lo) ||
-		    dw_read_ptr(&c, cie->ptr_enc & 0x0f, &cie->x, &range))
-			goto bad;
-	} else {
-		lo = dw_un(&c, cie->x.addr_size);
-		range = dw_un(&c, cie->x.addr_size);
-	}
-	if (ce->aug_z)
-		dw_skip(&c, dw_uleb(&c));
-	if (c.err)
-		goto bad;
-	if (!range || discarded(lo, cie))
-		return 0;
-	if (lo + range < lo)
-		goto bad;
-	if (lo + range > UINT32_MAX)
+	if (fd->hi > UINT32_MAX)
 		return -EOVERFLOW;	/* pc_off is a u32 */
 	if (grow((void **)&t->fdes, &t->fdes_cap, t->nfdes, sizeof(*t->fdes)))
 		return -ENOMEM;
 	f = &t->fdes[t->nfdes++];
-	*f = (struct uw_fde){ .lo = lo, .hi = lo + range, .first = t->nbrows,
-			      .prio = (uint64_t)cie->is_eh << 63 | t->seq++ };
-	err = cfa__run(cie, c.p, dw_left(&c), f->lo, f->hi, push_row, t, &st);
+	*f = (struct uw_fde){ .lo = fd->lo, .hi = fd->hi, .first = t->nbrows,
+			      .prio = (uint64_t)fd->cie->is_eh << 63 | t->seq++ };
+	err = cfa__run(fd->cie, fd->insns, fd->len, f->lo, f->hi, push_row, t, &st);
 	if (!err && f->n)	/* push_row grows brows, never fdes: f stays valid */
 		return 0;
 	t->nbrows = f->first;	/* drop its rows */
 	t->nfdes--;
 	if (err && err != -EBADMSG)
 		return err;
-bad:
 	t->nbad++;
 	return 0;
 }
@@ -388,49 +186,18 @@ bad:
 int uw_table__add_section(struct uw_table *t, const uint8_t *data, size_t len,
 			  uint64_t section_vaddr, int is_eh)
 {
-	struct dw_ptrctx x = { .sec = data, .sec_vaddr = section_vaddr, .addr_size = 8 };
-	struct uw_cie *cies = NULL;
-	size_t ncies = 0, cap = 0, pos = 0;
-	struct uw_ent e;
-	int r, bad, err = 0;
+	struct fde_iter it;
+	struct fde fd;
+	int err;
 
 	if (!t || t->finished || (!data && len))
 		return -EINVAL;
-	x.dbase = t->dbase;
-	x.has_dbase = t->has_dbase;
-	is_eh = !!is_eh;
-	while ((r = next_entry(data, len, &pos, is_eh, &e, &bad)) > 0) {	/* CIEs */
-		t->nbad += (size_t)bad;
-		if (r != 1 || !e.is_cie)
-			continue;
-		if (ncies == UW_CIES_MAX) {
-			t->nbad++;
-			continue;
-		}
-		if (grow((void **)&cies, &cap, ncies, sizeof(*cies))) {
-			free(cies);
-			return -ENOMEM;
-		}
-		parse_cie(&e, &x, is_eh, &cies[ncies]);
-		t->nbad += !cies[ncies].ok;
-		ncies++;
-	}
-	if (r < 0)
-		t->nbad++;	/* the entry whose length overran */
-	pos = 0;
-	while (!err && (r = next_entry(data, len, &pos, is_eh, &e, &bad)) > 0) {	/* FDEs */
-		const struct uw_cie *ce;
-
-		if (r != 1 || e.is_cie)
-			continue;
-		ce = e.bad_ptr ? NULL : find_cie(cies, ncies, e.cie_off);
-		if (!ce) {
-			t->nbad++;
-			continue;
-		}
-		err = add_fde(t, &e, ce);
-	}
-	free(cies);
+	err = fde_iter__init(&it, data, len, section_vaddr, is_eh, 0,
+			     t->has_dbase ? &t->dbase : NULL);
+	while (!err && fde_iter__next(&it, &fd))
+		err = add_fde(t, &fd);
+	t->nbad += it.nbad;
+	fde_iter__fini(&it);
 	return err;
 }
 
