@@ -193,7 +193,7 @@ static __always_inline void lua_switch(struct walk *w)
 }
 
 /* A pc in the VM: unwind with the cframe rule. -1 if not VM code. */
-static __always_inline int lj_frame(struct walk *w, __u16 n)
+static __always_inline int vm_frame(struct walk *w, __u16 n)
 {
 	int rc;
 
@@ -231,7 +231,7 @@ static long walk_step(__u32 i, void *unused)
 	if (w->how == LT_HOW_FP)
 		w->s.flags |= LT_SAMPLE_FP_USED;
 
-	rc = lj_frame(w, n);
+	rc = vm_frame(w, n);
 	if (rc < 0) {
 		rc = lt_uw_find_rule(NULL, w->slot, lt_uw_lookup_pc(w->r.pc, w->how), &rule,
 				     &row);
@@ -318,10 +318,10 @@ static __always_inline __u64 trace_pc(struct walk *w, __u64 G, __s32 traceno)
 {
 	__u64 traces = 0, T = 0, pc = 0;
 
-	if (!w->cfg.off_jit_trace || traceno <= 0 || traceno >= LJ_TRACE_MAX ||
+	if (!w->cfg.off_jit_trace || traceno <= 0 || traceno >= LT_LJ_TRACE_MAX ||
 	    bpf_probe_read_user(&traces, sizeof(traces), (void *)(G + w->cfg.off_jit_trace)) ||
 	    bpf_probe_read_user(&T, sizeof(T), (void *)(traces + 8ull * traceno)) || !T ||
-	    bpf_probe_read_user(&pc, sizeof(pc), (void *)(T + LJ_TRACE_STARTPC)) || !pc)
+	    bpf_probe_read_user(&pc, sizeof(pc), (void *)(T + LT_LJ_TRACE_STARTPC)) || !pc)
 		return 0;
 	return pc + 4;
 }
@@ -339,17 +339,17 @@ static __always_inline void lua_top(struct walk *w, const struct uregs *u)
 	w->s.vmstate = st;
 	/* Frameless helpers (lj_vm_floor, lj_vm_mod...) keep BASE and PC too;
 	** the ones that clobber rdx fail the function-tag check. */
-	if (st == LJ_VMST_INTERP && u->pc >= w->cfg.vm_lo && u->pc < w->cfg.vm_hi &&
+	if (st == LT_LJ_VMST_INTERP && u->pc >= w->cfg.vm_lo && u->pc < w->cfg.vm_hi &&
 	    !bpf_probe_read_user(&tv, sizeof(tv), (void *)(u->rdx - 16)) &&
-	    (tv >> LJ_TAG_SHIFT) == LJ_TAG_FUNC) {
+	    (tv >> LT_LJ_TAG_SHIFT) == LT_LJ_TAG_FUNC) {
 		base = u->rdx;
 		pc = u->rbx;
 	} else if (st >= 0) {
 		bpf_probe_read_user(&base, sizeof(base), (void *)(G + w->cfg.off_jit_base));
 		pc = trace_pc(w, G, st);
-	} else if (!bpf_probe_read_user(&cf, sizeof(cf), (void *)(L + LJ_L_CFRAME)) &&
-		   (cf &= LJ_CFRAME_RAWMASK) &&
-		   !bpf_probe_read_user(&pc, sizeof(pc), (void *)(cf + LJ_CFRAME_OFS_PC)) &&
+	} else if (!bpf_probe_read_user(&cf, sizeof(cf), (void *)(L + LT_LJ_L_CFRAME)) &&
+		   (cf &= LT_LJ_CFRAME_RAWMASK) &&
+		   !bpf_probe_read_user(&pc, sizeof(pc), (void *)(cf + LT_LJ_CFRAME_OFS_PC)) &&
 		   pc == L) {
 		pc = 0;		/* SAVE_PC == L: no Lua frame on top */
 	}

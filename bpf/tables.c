@@ -34,8 +34,8 @@ struct tb_proc {
 	uint64_t maps_hash;		/* of the executable mappings last loaded */
 	double last_sync;
 	struct lt_uw_proc *cur;		/* copy of what the active slot holds */
-	const struct lj_info *lj;	/* the LuaJIT VM it maps, or NULL */
-	char lj_path[256];		/* the file that holds it */
+	const struct luabuild *lj;	/* the LuaJIT VM it maps, or NULL */
+	char vm_path[256];		/* the file that holds it */
 };
 
 struct tables {
@@ -195,7 +195,7 @@ static const struct tb_rows *rows_of(struct tables *t, struct tfile *f)
 
 /* Fill one mapping entry; anonymous and unreadable code gets row_count 0. */
 static void map_one(struct tables *t, struct tproc *tp, size_t i, struct lt_uw_mapping *out,
-		    const struct lj_info **lj)
+		    const struct luabuild **lj)
 {
 	const struct procmap *m = &tproc__maps(tp)->maps[i];
 	struct tfile *f = tproc__file(tp, i);
@@ -213,11 +213,11 @@ static void map_one(struct tables *t, struct tproc *tp, size_t i, struct lt_uw_m
 		out->row_count = r->count;
 	}
 	if (!tfile__image(f, NULL))
-		*lj = lj_detect_file(f);
+		*lj = luabuild__of_file(f);
 }
 
 /* The sampler's view of the LuaJIT VM mapped with load bias `bias`. */
-static struct lt_lua_cfg lua_cfg_of(const struct lj_info *lj, uint64_t bias)
+static struct lt_lua_cfg lua_cfg_of(const struct luabuild *lj, uint64_t bias)
 {
 	struct lt_lua_cfg c = {
 		.enabled = lj->supported,
@@ -310,9 +310,9 @@ static int load_proc(struct tables *t, struct tb_proc *p)
 	if (!up)
 		return -ENOMEM;
 	p->lj = NULL;
-	p->lj_path[0] = 0;
+	p->vm_path[0] = 0;
 	for (size_t i = 0; i < pm->n && up->n < LT_MAX_MAPPINGS; i++) {
-		const struct lj_info *lj;
+		const struct luabuild *lj;
 
 		if (!pm->maps[i].exec || !strcmp(pm->maps[i].path, "[vsyscall]"))
 			continue;
@@ -321,7 +321,7 @@ static int load_proc(struct tables *t, struct tb_proc *p)
 		if (lj && !lua.vm_hi) {
 			lua = lua_cfg_of(lj, up->m[up->n].bias);
 			p->lj = lj;
-			snprintf(p->lj_path, sizeof(p->lj_path), "%s", pm->maps[i].path);
+			snprintf(p->vm_path, sizeof(p->vm_path), "%s", pm->maps[i].path);
 		}
 		up->n++;
 	}
@@ -367,11 +367,11 @@ const struct tables_stats *tables__stats(const struct tables *t)
 	return &t->stats;
 }
 
-const struct lj_info *tables__luajit(const struct tables *t, int pid, const char **path)
+const struct luabuild *tables__luajit(const struct tables *t, int pid, const char **path)
 {
 	for (unsigned i = 0; i < LT_MAX_TARGETS; i++)
 		if (t->procs[i].pid == pid) {
-			*path = t->procs[i].lj_path;
+			*path = t->procs[i].vm_path;
 			return t->procs[i].lj;
 		}
 	return NULL;

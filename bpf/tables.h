@@ -41,8 +41,8 @@ int tables__sync(struct tables *t, int pid, unsigned min_interval_ms, int force)
 const struct tables_stats *tables__stats(const struct tables *t);
 /* The LuaJIT VM pid maps (found, maybe unsupported), or NULL if none; *path gets
 ** the file it is in. */
-struct lj_info;
-const struct lj_info *tables__luajit(const struct tables *t, int pid, const char **path);
+struct luabuild;
+const struct luabuild *tables__luajit(const struct tables *t, int pid, const char **path);
 
 /* For the capture mode, which replays lookups in user space: pid's current
 ** mapping list (NULL if unknown), and the shared rows and rules arrays. */

@@ -11,8 +11,9 @@
 #include "profile/calltree.h"
 #include "profile/frames.h"
 #include "profile/stacks.h"
-#include "symbolize/luasym.h"
+#include "lua/names.h"
 #include "symbolize/symbolizer.h"
+#include "target/mem.h"
 
 /* Address -> frame id cache, so each address is symbolized once. */
 struct addr_slot {
@@ -23,7 +24,7 @@ struct addr_slot {
 
 struct collector {
 	struct symbolizer *sym;
-	struct luasym *luasym;	/* names of Lua frames */
+	struct luanames *luasym;	/* names of Lua frames */
 	int lines;		/* Lua frames per line */
 	int mark_fallback;	/* export: root fallback stacks at "[fallback]" */
 	struct frametab *frames;
@@ -49,7 +50,7 @@ struct collector *collector__new(struct tmodel *model)
 		return NULL;
 	c->path = c->pathbuf + 1;
 	c->sym = symbolizer__new(model);
-	c->luasym = luasym__new();
+	c->luasym = luanames__new();
 	c->frames = frametab__new();
 	c->stacks[COLLECT_MERGED] = stacktab__new();
 	c->stacks[COLLECT_RAW] = stacktab__new();
@@ -72,7 +73,7 @@ void collector__delete(struct collector *c)
 	if (!c)
 		return;
 	symbolizer__delete(c->sym);
-	luasym__delete(c->luasym);
+	luanames__delete(c->luasym);
 	frametab__delete(c->frames);
 	stacktab__delete(c->stacks[COLLECT_MERGED]);
 	stacktab__delete(c->stacks[COLLECT_RAW]);
@@ -195,7 +196,9 @@ static uint32_t lua_frame(struct collector *c, const struct lt_sample *s, unsign
 		return frametab__intern(c->frames, FRAME_SPECIAL, "[coroutine]", NULL);
 	if (f->kind == LT_LUA_C)
 		return symbolize(c, (int32_t)s->tgid, f->addr);
-	luasym__frame(c->luasym, (int)s->tgid, s->lua, nl, i, c->lines, &ln);
+	struct mreader rd = tmem__reader((int)s->tgid);
+
+	luanames__frame(c->luasym, (int)s->tgid, &rd, s->lua, nl, i, c->lines, &ln);
 	if (!ln.name)
 		ln.name = "[lua:?]";
 	return frametab__intern(c->frames, f->kind == LT_LUA_FAST ? FRAME_LUA_C :
@@ -212,9 +215,9 @@ void collector__set_mark_fallback(struct collector *c, int on)
 	c->mark_fallback = on;
 }
 
-void collector__set_luajit(struct collector *c, int pid, int openresty)
+void collector__set_luajit(struct collector *c, int pid, const struct luabuild *b)
 {
-	luasym__set_build(c->luasym, pid, openresty, -1);
+	luanames__set_build(c->luasym, pid, b);
 }
 
 /* Symbolize the sample's frames per source, root first; fill the merge input. */
@@ -335,7 +338,7 @@ void collector__forget(struct collector *c, int pid)
 		if (c->slots[i].pid == pid)
 			c->slots[i].pid = -1;	/* tombstone: keeps probe chains intact */
 	symbolizer__forget(c->sym, pid);
-	luasym__forget(c->luasym, pid);
+	luanames__forget(c->luasym, pid);
 }
 
 struct frametab *collector__frames(const struct collector *c)

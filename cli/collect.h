@@ -49,8 +49,9 @@ int collector__add(struct collector *c, const struct lt_sample *s);
 void collector__set_lines(struct collector *c, int on);
 /* Export: root the stacks that could not be merged at "[fallback]". */
 void collector__set_mark_fallback(struct collector *c, int on);
-/* pid runs LuaJIT, OpenResty's luajit2 (1) or upstream (0): names its fast functions. */
-void collector__set_luajit(struct collector *c, int pid, int openresty);
+/* pid runs this LuaJIT build: names its fast functions, reads its strings. */
+struct luabuild;
+void collector__set_luajit(struct collector *c, int pid, const struct luabuild *b);
 /* Forget what is known of a process's address space (it exited or exec'd). */
 void collector__forget(struct collector *c, int pid);
 struct frametab *collector__frames(const struct collector *c);

@@ -42,10 +42,10 @@ static int notice_of(struct session *s, unsigned i, char *msg, size_t len)
 {
 	struct target *t = &s->targets[i];
 	const char *path = NULL;
-	const struct lj_info *lj = tables__luajit(sampler__tables(s->sampler), t->pid, &path);
+	const struct luabuild *lj = tables__luajit(sampler__tables(s->sampler), t->pid, &path);
 
 	if (lj && lj->supported) {
-		collector__set_luajit(s->collector, t->pid, lj->openresty);
+		collector__set_luajit(s->collector, t->pid, lj);
 		snprintf(s->luajit_buf, sizeof(s->luajit_buf), "%s%s GC64",
 			 lj->version[0] ? lj->version : "LuaJIT 2.1",
 			 lj->openresty ? " (OpenResty)" : "");
@@ -72,10 +72,10 @@ void session__luajit_notice(struct session *s, int quiet, int final)
 	if (!s->sampler)
 		return;
 	for (unsigned i = 0; i < s->ntargets && i < OPT_MAX_PIDS; i++) {
-		if (s->lj_noticed[i] || (s->targets[i].spawned && !final))
+		if (s->vm_noticed[i] || (s->targets[i].spawned && !final))
 			continue;
 		if (notice_of(s, i, msg, sizeof(msg)) && !quiet)
 			lt_log(LT_LOG_WARN, "%s", msg);
-		s->lj_noticed[i] = 1;
+		s->vm_noticed[i] = 1;
 	}
 }

@@ -26,7 +26,7 @@ struct session {
 	int alloc_failed;		/* the collector ran out of memory */
 	const char *luajit;		/* LuaJIT flavour for the TUI header; NULL: unknown */
 	char luajit_buf[96];		/* what luajit points to */
-	unsigned char lj_noticed[OPT_MAX_PIDS];	/* the LuaJIT notice was given */
+	unsigned char vm_noticed[OPT_MAX_PIDS];	/* the LuaJIT notice was given */
 	unsigned captured;		/* fixtures written (--capture) */
 	int capture_failed;
 };

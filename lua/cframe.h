@@ -17,7 +17,7 @@ static LT_INLINE int lt_lj_is_L(void *ctx, __u64 Lx, __u64 G)
 {
 	__u64 g;
 
-	return Lx && !LT_READ_USER(ctx, &g, sizeof(g), Lx + LJ_L_GLREF) && g == G;
+	return Lx && !LT_READ_USER(ctx, &g, sizeof(g), Lx + LT_LJ_L_GLREF) && g == G;
 }
 
 /* The innermost cframe of L at or above sp, or 0. */
@@ -25,15 +25,15 @@ static LT_INLINE __u64 lt_lj_chain_find(void *ctx, __u64 L, __u64 sp)
 {
 	__u64 c;
 
-	if (!L || LT_READ_USER(ctx, &c, sizeof(c), L + LJ_L_CFRAME))
+	if (!L || LT_READ_USER(ctx, &c, sizeof(c), L + LT_LJ_L_CFRAME))
 		return 0;
-	for (int i = 0; i < LJ_CFRAME_CHAIN; i++) {
-		c &= LJ_CFRAME_RAWMASK;
+	for (int i = 0; i < LT_LJ_CFRAME_CHAIN; i++) {
+		c &= LT_LJ_CFRAME_RAWMASK;
 		if (!c)
 			return 0;
-		if (c >= sp && c - sp < LJ_CFRAME_REACH)
+		if (c >= sp && c - sp < LT_LJ_CFRAME_REACH)
 			return c;
-		if (LT_READ_USER(ctx, &c, sizeof(c), c + LJ_CFRAME_OFS_PREV))
+		if (LT_READ_USER(ctx, &c, sizeof(c), c + LT_LJ_CFRAME_OFS_PREV))
 			return 0;
 	}
 	return 0;
@@ -51,25 +51,25 @@ static LT_INLINE int lt_lj_step(void *ctx, __u64 G, __u64 *L, struct lt_uw_regs 
 	__u64 cf = lt_lj_chain_find(ctx, *L, r->sp), Lx = 0, ra, bp;
 
 	if (cf) {
-		if (LT_READ_USER(ctx, &Lx, sizeof(Lx), cf + LJ_CFRAME_OFS_L) ||
+		if (LT_READ_USER(ctx, &Lx, sizeof(Lx), cf + LT_LJ_CFRAME_OFS_L) ||
 		    !lt_lj_is_L(ctx, Lx, G))
 			Lx = *L;
 	} else {
 		for (int k = 0; k < 2 && !cf; k++) {
 			__u64 c = r->sp + 8 * k;
 
-			if (!LT_READ_USER(ctx, &Lx, sizeof(Lx), c + LJ_CFRAME_OFS_L) &&
+			if (!LT_READ_USER(ctx, &Lx, sizeof(Lx), c + LT_LJ_CFRAME_OFS_L) &&
 			    lt_lj_is_L(ctx, Lx, G))
 				cf = c;
 		}
 		if (!cf)
 			return LT_STOP_NO_RULE;
 	}
-	if (LT_READ_USER(ctx, &bp, sizeof(bp), cf + LJ_CFRAME_OFS_RBP) ||
-	    LT_READ_USER(ctx, &ra, sizeof(ra), cf + LJ_CFRAME_OFS_RA))
+	if (LT_READ_USER(ctx, &bp, sizeof(bp), cf + LT_LJ_CFRAME_OFS_RBP) ||
+	    LT_READ_USER(ctx, &ra, sizeof(ra), cf + LT_LJ_CFRAME_OFS_RA))
 		return LT_STOP_READ_FAULT;
 	*L = Lx;
-	r->sp = cf + LJ_CFRAME_SIZE;
+	r->sp = cf + LT_LJ_CFRAME_SIZE;
 	r->bp = bp;
 	r->pc = ra;
 	*how = LT_HOW_LJ_VM;

@@ -28,6 +28,7 @@
 
 #include "lua/bcofs.h"
 #include "lua/detect.h"
+#include "lua/vmdef.h"
 #include "lua/vmfde.h"
 #include "lua/x64scan.h"
 #include "unwind/fde.h"
@@ -58,7 +59,7 @@ struct dt_ctx {
 	int has_shdrs;		/* section headers present and named */
 	struct dt_region rod[DT_REGIONS];	/* read-only data */
 	size_t nrod;
-	struct lj_info *out;
+	struct luabuild *out;
 };
 
 /* Names looked up in .symtab (hidden VM labels) for the cross-check. */
@@ -88,27 +89,29 @@ static const struct dt_layout {
 	const char *name;
 	uint32_t g2disp, vmstate, cur_L, jit_base, jit_trace, sizeof_L;
 	uint8_t openresty;	/* 1: an OpenResty build */
+	uint8_t gcstr_new;	/* GCstr.len at +20 (since 2020-06-23), else at +16 */
 	uint8_t refuse;		/* 1: known, but not walkable */
 } layouts[] = {
-	{ "upstream 2.1 2019-12..2020-06 (GC64)", 3920, 128, 344, 352, 1064, 96, 0, 0 },
-	{ "upstream 2.1 2020-06-15", 3936, 128, 344, 352, 1088, 96, 0, 0 },
-	{ "upstream 2.1 2020-06-23", 3952, 176, 360, 368, 1104, 96, 0, 0 },
-	{ "upstream 2.1 2020-09-30", 3960, 184, 368, 376, 1112, 96, 0, 0 },
-	{ "upstream 2.1 2021-03..2024-04 (Debian 12)", 3968, 184, 368, 376, 1112, 96, 0, 0 },
-	{ "upstream 2.1 2024-04..2025-11", 3976, 184, 368, 376, 1120, 96, 0, 0 },
-	{ "upstream 2.1 2025-11-06", 3992, 184, 368, 376, 1120, 96, 0, 0 },
-	{ "upstream 2.1 2025-11-10..2026", 4000, 184, 376, 384, 1128, 96, 0, 0 },
-	{ "OpenResty v2.1-20200102", 3928, 128, 344, 352, 1072, 104, 1, 0 },
-	{ "OpenResty v2.1-20201001", 4000, 176, 360, 368, 1112, 104, 1, 0 },
-	{ "OpenResty v2.1-20201012..20210510", 4000, 184, 368, 376, 1120, 112, 1, 0 },
-	{ "OpenResty v2.1-20211210..20240314", 4008, 184, 368, 376, 1120, 112, 1, 0 },
-	{ "Tarantool 2024-10 (GC64)", 4080, 408, 448, 464, 1200, 96, 0, 1 },
+	/* name, g2disp, vmstate, cur_L, jit_base, jit_trace, sizeof_L, or, gcstr, refuse */
+	{ "upstream 2.1 2019-12..2020-06 (GC64)", 3920, 128, 344, 352, 1064, 96, 0, 0, 0 },
+	{ "upstream 2.1 2020-06-15", 3936, 128, 344, 352, 1088, 96, 0, 0, 0 },
+	{ "upstream 2.1 2020-06-23", 3952, 176, 360, 368, 1104, 96, 0, 1, 0 },
+	{ "upstream 2.1 2020-09-30", 3960, 184, 368, 376, 1112, 96, 0, 1, 0 },
+	{ "upstream 2.1 2021-03..2024-04 (Debian 12)", 3968, 184, 368, 376, 1112, 96, 0, 1, 0 },
+	{ "upstream 2.1 2024-04..2025-11", 3976, 184, 368, 376, 1120, 96, 0, 1, 0 },
+	{ "upstream 2.1 2025-11-06", 3992, 184, 368, 376, 1120, 96, 0, 1, 0 },
+	{ "upstream 2.1 2025-11-10..2026", 4000, 184, 376, 384, 1128, 96, 0, 1, 0 },
+	{ "OpenResty v2.1-20200102", 3928, 128, 344, 352, 1072, 104, 1, 0, 0 },
+	{ "OpenResty v2.1-20201001", 4000, 176, 360, 368, 1112, 104, 1, 1, 0 },
+	{ "OpenResty v2.1-20201012..20210510", 4000, 184, 368, 376, 1120, 112, 1, 1, 0 },
+	{ "OpenResty v2.1-20211210..20240314", 4008, 184, 368, 376, 1120, 112, 1, 1, 0 },
+	{ "Tarantool 2024-10 (GC64)", 4080, 408, 448, 464, 1200, 96, 0, 0, 1 },
 };
 
 /* Say why the file is not supported (one line). */
-static void dt_why(struct lj_info *o, const char *fmt, ...)
+static void dt_why(struct luabuild *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-static void dt_why(struct lj_info *o, const char *fmt, ...)
+static void dt_why(struct luabuild *o, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -368,7 +371,7 @@ static void dt_version(const struct dt_region *r, size_t n, char *out, size_t ou
 /* -- Analysis ------------------------------------------------------------- */
 
 /* The known build with these offsets, or NULL. */
-static const struct dt_layout *dt_layout(const struct lj_info *o)
+static const struct dt_layout *dt_layout(const struct luabuild *o)
 {
 	for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
 		const struct dt_layout *l = &layouts[i];
@@ -393,7 +396,7 @@ static int dt_goff(uint32_t g2disp, int32_t disp, uint32_t *off)
 }
 
 /* Which handler [bc_ofs[i], bc_ofs[i+1]) of the first nbc holds JLOOP, per pattern. */
-static int dt_jloop(const uint8_t *code, size_t len, const struct lj_info *o, uint32_t nbc,
+static int dt_jloop(const uint8_t *code, size_t len, const struct luabuild *o, uint32_t nbc,
 		    struct x64_jloop *jl, uint32_t *idx)
 {
 	uint32_t n = 0;
@@ -411,7 +414,7 @@ static int dt_jloop(const uint8_t *code, size_t len, const struct lj_info *o, ui
 }
 
 /* Compare the derived addresses with .symtab: NULL, or the first name that differs. */
-static const char *dt_crosscheck(const struct lj_info *o, const uint64_t *v)
+static const char *dt_crosscheck(const struct luabuild *o, const uint64_t *v)
 {
 	uint64_t want[S__N] = {
 		[S_BEGIN] = o->vm_start,
@@ -435,7 +438,7 @@ static const char *dt_crosscheck(const struct lj_info *o, const uint64_t *v)
 /* Derive the sizes and offsets from the VM code and lj_bc_ofs (step 2 and 3). */
 static int dt_vm(struct dt_ctx *c, const uint8_t *code, size_t len)
 {
-	struct lj_info *o = c->out;
+	struct luabuild *o = c->out;
 	struct bcofs_want want = { .vm_len = (uint32_t)len };
 	struct x64_entry en;
 	struct x64_jloop jl = { 0 };
@@ -555,7 +558,7 @@ static int dt_vm(struct dt_ctx *c, const uint8_t *code, size_t len)
 }
 
 /* Step 5: known build, or plausible offsets; then sizeof(lua_State). */
-static int dt_layout_check(struct lj_info *o, const struct dt_exports *ex)
+static int dt_layout_check(struct luabuild *o, const struct dt_exports *ex)
 {
 	const struct dt_layout *l = dt_layout(o);
 
@@ -571,6 +574,7 @@ static int dt_layout_check(struct lj_info *o, const struct dt_exports *ex)
 		}
 		snprintf(o->layout, sizeof(o->layout), "%s", l->name);
 		o->sizeof_lua_State = l->sizeof_L;
+		o->gcstr_new = l->gcstr_new;
 		o->openresty |= l->openresty;	/* a static build need not export */
 		return 0;
 	}
@@ -594,7 +598,7 @@ static int dt_layout_check(struct lj_info *o, const struct dt_exports *ex)
 /* The whole analysis of an opened ELF (see the file comment). */
 static int dt_analyse(struct dt_ctx *c)
 {
-	struct lj_info *o = c->out;
+	struct luabuild *o = c->out;
 	struct dt_exports ex = { 0 };
 	uint64_t sym[S__N] = { 0 };
 	const uint8_t *code;
@@ -675,13 +679,14 @@ static int dt_analyse(struct dt_ctx *c)
 }
 
 /* Set up *out, run the analysis over elf, release it. */
-static int dt_run(Elf *elf, struct lj_info *out)
+static int dt_run(Elf *elf, struct luabuild *out)
 {
 	struct dt_ctx *c;
 	int err;
 
 	memset(out, 0, sizeof(*out));
 	out->gc64 = -1;
+	out->gcstr_new = -1;
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		dt_why(out, "not an x86-64 ELF executable or shared object");
 		elf_end(elf);
@@ -704,7 +709,7 @@ static int dt_run(Elf *elf, struct lj_info *out)
 }
 
 /* Analyse an open file (see detect.h). */
-int lj_detect_fd(int fd, struct lj_info *out)
+int luabuild__detect_fd(int fd, struct luabuild *out)
 {
 	unsigned char ident[EI_NIDENT];
 	struct stat st;
@@ -727,7 +732,7 @@ int lj_detect_fd(int fd, struct lj_info *out)
 }
 
 /* Analyse an image in memory (see detect.h). */
-int lj_detect_mem(const void *buf, size_t len, struct lj_info *out)
+int luabuild__detect_mem(const void *buf, size_t len, struct luabuild *out)
 {
 	char *copy;
 	int err;
@@ -747,17 +752,31 @@ int lj_detect_mem(const void *buf, size_t len, struct lj_info *out)
 	return err;
 }
 
-/* The TF_LUAJIT part of a file (see detect.h). */
-const struct lj_info *lj_detect_file(struct tfile *f)
+/* Fast function names by ffid (see detect.h). */
+const char *const *luabuild__ffnames(int openresty, unsigned *n)
 {
-	struct lj_info *lj;
+	static const char *const ffu[] = { LVM_FFNAMES_UPSTREAM };
+	static const char *const ffo[] = { LVM_FFNAMES_OPENRESTY };
+
+	if (openresty == 1) {
+		*n = sizeof(ffo) / sizeof(ffo[0]);
+		return ffo;
+	}
+	*n = openresty == 0 ? sizeof(ffu) / sizeof(ffu[0]) : LVM_FF_COMMON;
+	return ffu;
+}
+
+/* The TF_LUAJIT part of a file (see detect.h). */
+const struct luabuild *luabuild__of_file(struct tfile *f)
+{
+	struct luabuild *lj;
 	int fd;
 
 	if (tfile__has(f, TF_LUAJIT))
 		return tfile__part(f, TF_LUAJIT);
 	lj = malloc(sizeof(*lj));
 	fd = tfile__fd(f);
-	if (lj && (fd < 0 || lj_detect_fd(fd, lj) || !lj->found)) {
+	if (lj && (fd < 0 || luabuild__detect_fd(fd, lj) || !lj->found)) {
 		free(lj);
 		lj = NULL;
 	}

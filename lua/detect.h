@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LJ_ENTRY_MAX	8	/* VM entry prologues kept */
-#define LJ_BC_OFS_MAX	217	/* BC__MAX (<= 160) + 57 ASM fast functions */
+#define LUABUILD_ENTRY_MAX	8	/* VM entry prologues kept */
+#define LUABUILD_BC_OFS_MAX	217	/* BC__MAX (<= 160) + 57 ASM fast functions */
 
 /*
 ** Vaddrs are ELF virtual addresses (add the mapping's bias); ofs fields are
@@ -30,7 +30,7 @@
 ** FORL/ITERL/ITERN/LOOP),
 ** GG_State.bcff[i] = bc_max + i, bc_cfunc_int = (bc_max - 2) | 20 << 8.
 */
-struct lj_info {
+struct luabuild {
 	int found;		/* the file contains a LuaJIT VM */
 	int supported;		/* x64 GC64 LuaJIT 2.1 that luatop can walk */
 	char why[128];		/* when !supported: one line, e.g.
@@ -51,7 +51,7 @@ struct lj_info {
 	uint64_t ffi_callback;	/* lj_vm_ffi_callback: CFA = rsp+80 only after its prologue
 				   (endbr64 in CET builds; push rbx/r15/r14; sub $40,%rsp) */
 	uint32_t n_entry;	/* VM entry points (lj_vm_resume/pcall/call/cpcall) */
-	uint64_t entry[LJ_ENTRY_MAX];	/* their prologues' first push: push rbp (1 byte),
+	uint64_t entry[LUABUILD_ENTRY_MAX];	/* their prologues' first push: push rbp (1 byte),
 					   push rbx (1), push r15 (2), push r14 (2),
 					   sub $40,%rsp (4): a partial frame until done */
 	uint32_t g2disp;	/* GG_G2DISP: DISPATCH (r14) = G + g2disp */
@@ -61,10 +61,12 @@ struct lj_info {
 	uint32_t off_jit_trace;	/* G-relative address of J->trace (GCRef *), JIT builds */
 	uint32_t off_trace_mcode;	/* offsetof(GCtrace, mcode), as JLOOP reads it: 88 */
 	uint32_t sizeof_lua_State;	/* 96, 112 for OpenResty: G = main L + this */
+	int gcstr_new;		/* GCstr.len at +20 (1: 2.1 since 2020-06-23), at +16 (0),
+				   or -1 when the build is not a known one */
 	uint64_t bc_ofs_vaddr;	/* lj_bc_ofs[] in .rodata */
 	uint32_t bc_max;	/* BC__MAX (97 on Debian/OpenResty 2.1; 104 on the 2026 tip) */
 	uint32_t n_bc_ofs;	/* entries in bc_ofs: bc_max + 57 */
-	uint16_t bc_ofs[LJ_BC_OFS_MAX];	/* a copy of lj_bc_ofs[] */
+	uint16_t bc_ofs[LUABUILD_BC_OFS_MAX];	/* a copy of lj_bc_ofs[] */
 	uint32_t bc_funcc_ofs;	/* lj_BC_FUNCC (handler of BC_FUNCC = bc_max - 2) */
 	uint32_t bc_funcc_ret;	/* return address of its call to the lua_CFunction */
 	uint32_t bc_funccw_ofs;	/* lj_BC_FUNCCW (bc_max - 1) */
@@ -72,14 +74,21 @@ struct lj_info {
 	uint32_t bc_jloop_ofs;	/* lj_BC_JLOOP, JIT builds */
 };
 
+/*
+** The names of fast functions by ffid in builds of this flavour (openresty 1
+** OpenResty's, 0 upstream's, -1 unknown: only the ffids all builds share); *n
+** entries, [0] and [1] being Lua and C functions.
+*/
+const char *const *luabuild__ffnames(int openresty, unsigned *n);
+
 struct tfile;
 /* The LuaJIT VM in a mapped file (found, maybe unsupported), analysed once and
    kept as the file's TF_LUAJIT part; NULL when it holds none or is unreadable. */
-const struct lj_info *lj_detect_file(struct tfile *f);
+const struct luabuild *luabuild__of_file(struct tfile *f);
 /* Analyse an open ELF file (the fd stays open). 0: analysed (check found and
    supported); -errno when the file cannot be read. */
-int lj_detect_fd(int fd, struct lj_info *out);
+int luabuild__detect_fd(int fd, struct luabuild *out);
 /* Same for an ELF image in memory (buf is not kept). 0, or -EINVAL/-ENOMEM. */
-int lj_detect_mem(const void *buf, size_t len, struct lj_info *out);
+int luabuild__detect_mem(const void *buf, size_t len, struct luabuild *out);
 
 #endif

@@ -32,10 +32,10 @@ static LT_INLINE int lt_lua_walk_init(void *ctx, struct lt_lua_walk *w, __u64 L,
 	__u32 size;
 
 	w->lo = 0;
-	if (LT_READ_USER(ctx, &w->lo, sizeof(w->lo), L + LJ_L_STACK) ||
-	    LT_READ_USER(ctx, &size, sizeof(size), L + LJ_L_STACKSIZE))
+	if (LT_READ_USER(ctx, &w->lo, sizeof(w->lo), L + LT_LJ_L_STACK) ||
+	    LT_READ_USER(ctx, &size, sizeof(size), L + LT_LJ_L_STACKSIZE))
 		return -1;
-	if (!base && LT_READ_USER(ctx, &base, sizeof(base), L + LJ_L_BASE))
+	if (!base && LT_READ_USER(ctx, &base, sizeof(base), L + LT_LJ_L_BASE))
 		return -1;
 	w->hi = w->lo + 8ull * size;
 	w->f = base - 8;
@@ -52,18 +52,18 @@ static LT_INLINE int lt_lua_describe(void *ctx, __u64 fn, struct lt_lua_frame *o
 	__u64 v = 0;
 	__u8 ffid;
 
-	if (LT_READ_USER(ctx, &ffid, sizeof(ffid), fn + LJ_FN_FFID))
+	if (LT_READ_USER(ctx, &ffid, sizeof(ffid), fn + LT_LJ_FN_FFID))
 		return -1;
 	out->fn = fn;
 	out->ffid = ffid;
 	if (ffid == 0) {
 		out->kind = LT_LUA_LUA;
-		if (LT_READ_USER(ctx, &v, sizeof(v), fn + LJ_FN_PC))
+		if (LT_READ_USER(ctx, &v, sizeof(v), fn + LT_LJ_FN_PC))
 			return -1;
-		out->addr = v - LJ_PROTO_SIZE;
+		out->addr = v - LT_LJ_PROTO_SIZE;
 	} else if (ffid == 1) {
 		out->kind = LT_LUA_C;
-		if (LT_READ_USER(ctx, &v, sizeof(v), fn + LJ_FN_CFUNC))
+		if (LT_READ_USER(ctx, &v, sizeof(v), fn + LT_LJ_FN_CFUNC))
 			return -1;
 		out->addr = v;
 	} else {
@@ -92,12 +92,12 @@ static LT_INLINE int lt_lua_walk_step(void *ctx, struct lt_lua_walk *w,
 		w->bad = 1;
 		return 1;
 	}
-	tag = fv >> LJ_TAG_SHIFT;
-	if (tag != LJ_TAG_FUNC && tag != LJ_TAG_THREAD) {
+	tag = fv >> LT_LJ_TAG_SHIFT;
+	if (tag != LT_LJ_TAG_FUNC && tag != LT_LJ_TAG_THREAD) {
 		w->bad = 1;
 		return 1;
 	}
-	if ((ft & LJ_FRAME_TYPE) == 0) {
+	if ((ft & LT_LJ_FRAME_TYPE) == 0) {
 		/* Called from Lua: ft is the return pc; the CALL's A locates the caller. */
 		link = LT_LINK_LUA;
 		if (LT_READ_USER(ctx, &ins, sizeof(ins), ft - 4)) {
@@ -107,8 +107,8 @@ static LT_INLINE int lt_lua_walk_step(void *ctx, struct lt_lua_walk *w,
 		next_pc = ft;
 		w->f = f - 16 - 8ull * ((ins >> 8) & 0xff);
 	} else {
-		link = ft & LJ_FRAME_TYPEP;
-		if (link == LJ_FRAME_CONT) {
+		link = ft & LT_LJ_FRAME_TYPEP;
+		if (link == LT_LJ_FRAME_CONT) {
 			__u64 cont = 0;
 
 			if (LT_READ_USER(ctx, &next_pc, sizeof(next_pc), f - 16) ||
@@ -116,14 +116,14 @@ static LT_INLINE int lt_lua_walk_step(void *ctx, struct lt_lua_walk *w,
 				w->bad = 1;
 				return 1;
 			}
-			if (cont == LJ_CONT_FFI_CALLBACK)
+			if (cont == LT_LJ_CONT_FFI_CALLBACK)
 				w->flags |= LT_LUAF_FFI_CB;
 		}
-		w->f = f - (ft & ~(__u64)LJ_FRAME_TYPEP);
+		w->f = f - (ft & ~(__u64)LT_LJ_FRAME_TYPEP);
 	}
 	out->link = link;	/* also when not emitted: a vararg repeat carries the real link */
-	if (tag == LJ_TAG_FUNC && !w->skip) {
-		if (lt_lua_describe(ctx, fv & LJ_GCPTR_MASK, out)) {
+	if (tag == LT_LJ_TAG_FUNC && !w->skip) {
+		if (lt_lua_describe(ctx, fv & LT_LJ_GCPTR_MASK, out)) {
 			w->bad = 1;
 			return 1;
 		}
@@ -131,7 +131,7 @@ static LT_INLINE int lt_lua_walk_step(void *ctx, struct lt_lua_walk *w,
 		out->flags = w->flags;
 		*emit = 1;
 	}
-	w->skip = link == LJ_FRAME_VARG;
+	w->skip = link == LT_LJ_FRAME_VARG;
 	w->pc = next_pc;
 	w->flags = 0;
 	return w->f >= f;	/* frames go down the stack: anything else is a loop */

@@ -22,10 +22,10 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* abort() unless the result keeps the invariants of detect.h. */
-static void check(const struct lj_info *o)
+static void check(const struct luabuild *o)
 {
 	if (!memchr(o->why, 0, sizeof(o->why)) || !memchr(o->version, 0, sizeof(o->version)) ||
-	    !memchr(o->layout, 0, sizeof(o->layout)) || o->n_entry > LJ_ENTRY_MAX)
+	    !memchr(o->layout, 0, sizeof(o->layout)) || o->n_entry > LUABUILD_ENTRY_MAX)
 		abort();
 	if (!o->found && o->supported)
 		abort();
@@ -51,8 +51,8 @@ static void check(const struct lj_info *o)
 /* One input: an ELF image. */
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct lj_info o;
-	int err = lj_detect_mem(data, size, &o);
+	struct luabuild o;
+	int err = luabuild__detect_mem(data, size, &o);
 
 	if (err && err != -ENOMEM)
 		abort();

@@ -68,13 +68,13 @@ static uint8_t *slurp(const char *path, size_t *len)
 }
 
 /* Detect path through the fd API; skip the test when the file is missing. */
-static void detect_path(const char *path, struct lj_info *o)
+static void detect_path(const char *path, struct luabuild *o)
 {
 	int fd = open(path, O_RDONLY);
 
 	if (fd < 0)
 		cr_skip_test("%s missing (make deps)", path);
-	cr_assert_eq(lj_detect_fd(fd, o), 0, "%s", path);
+	cr_assert_eq(luabuild__detect_fd(fd, o), 0, "%s", path);
 	close(fd);
 }
 
@@ -91,12 +91,12 @@ static int sh(const char *fmt, ...)
 }
 
 /* The invariants every result keeps, whatever the input. */
-static void check_sane(const struct lj_info *o)
+static void check_sane(const struct luabuild *o)
 {
 	cr_assert(memchr(o->why, 0, sizeof(o->why)));
 	cr_assert(memchr(o->version, 0, sizeof(o->version)));
 	cr_assert(memchr(o->layout, 0, sizeof(o->layout)));
-	cr_assert_leq(o->n_entry, LJ_ENTRY_MAX);
+	cr_assert_leq(o->n_entry, LUABUILD_ENTRY_MAX);
 	if (!o->found)
 		cr_assert(!o->supported);
 	if (!o->supported) {
@@ -136,7 +136,7 @@ struct want {
 /* Compare a detection with its expected values. */
 static void check_want(const struct want *w)
 {
-	struct lj_info o;
+	struct luabuild o;
 
 	detect_path(w->path, &o);
 	check_sane(&o);
@@ -232,7 +232,7 @@ Test(lua_detect, upstream_lib)
 /* A file without the VM: found = 0 and a reason. */
 static void check_no_vm(const char *path)
 {
-	struct lj_info o;
+	struct luabuild o;
 
 	detect_path(path, &o);
 	check_sane(&o);
@@ -260,7 +260,7 @@ Test(lua_detect, mem_equals_fd)
 	int done = 0;
 
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
-		struct lj_info a, b;
+		struct luabuild a, b;
 		uint8_t *buf;
 		size_t len;
 		int fd = open(paths[i], O_RDONLY);
@@ -269,11 +269,11 @@ Test(lua_detect, mem_equals_fd)
 			continue;
 		memset(&a, 0xa5, sizeof(a));
 		memset(&b, 0x5a, sizeof(b));
-		cr_assert_eq(lj_detect_fd(fd, &a), 0);
+		cr_assert_eq(luabuild__detect_fd(fd, &a), 0);
 		close(fd);
 		buf = slurp(paths[i], &len);
 		cr_assert_not_null(buf);
-		cr_assert_eq(lj_detect_mem(buf, len, &b), 0);
+		cr_assert_eq(luabuild__detect_mem(buf, len, &b), 0);
 		cr_assert_eq(memcmp(&a, &b, sizeof(a)), 0, "%s", paths[i]);
 		free(buf);
 		done++;
@@ -285,24 +285,24 @@ Test(lua_detect, mem_equals_fd)
 Test(lua_detect, bad_arguments)
 {
 	static const uint8_t junk[64] = "not an ELF file at all";
-	struct lj_info o;
+	struct luabuild o;
 	int p[2];
 
-	cr_assert_eq(lj_detect_mem(NULL, 1, &o), -EINVAL);
-	cr_assert_eq(lj_detect_mem(junk, sizeof(junk), NULL), -EINVAL);
-	cr_assert_eq(lj_detect_fd(-1, &o), -EINVAL);
-	cr_assert_eq(lj_detect_mem(NULL, 0, &o), 0);
+	cr_assert_eq(luabuild__detect_mem(NULL, 1, &o), -EINVAL);
+	cr_assert_eq(luabuild__detect_mem(junk, sizeof(junk), NULL), -EINVAL);
+	cr_assert_eq(luabuild__detect_fd(-1, &o), -EINVAL);
+	cr_assert_eq(luabuild__detect_mem(NULL, 0, &o), 0);
 	cr_assert_eq(o.found, 0);
-	cr_assert_eq(lj_detect_mem(junk, sizeof(junk), &o), 0);
+	cr_assert_eq(luabuild__detect_mem(junk, sizeof(junk), &o), 0);
 	cr_assert_eq(o.found, 0);
 	cr_assert_str_eq(o.why, "not an x86-64 ELF executable or shared object");
 	cr_assert_eq(pipe(p), 0);
-	cr_assert_eq(lj_detect_fd(p[0], &o), -EINVAL);	/* not a regular file */
+	cr_assert_eq(luabuild__detect_fd(p[0], &o), -EINVAL);	/* not a regular file */
 	close(p[0]);
 	close(p[1]);
-	cr_assert_eq(lj_detect_fd(p[0], &o), -EBADF);
+	cr_assert_eq(luabuild__detect_fd(p[0], &o), -EBADF);
 	p[0] = open(".", O_RDONLY | O_DIRECTORY);
-	cr_assert_eq(lj_detect_fd(p[0], &o), -EINVAL);
+	cr_assert_eq(luabuild__detect_fd(p[0], &o), -EINVAL);
 	close(p[0]);
 }
 
@@ -312,13 +312,13 @@ Test(lua_detect, bad_arguments)
 ** Read and detect one of this machine's binaries. In all four, the segments the
 ** tests patch (code, .rodata, .eh_frame) have vaddr == file offset; check it.
 */
-static uint8_t *image(const char *path, size_t *len, struct lj_info *o)
+static uint8_t *image(const char *path, size_t *len, struct luabuild *o)
 {
 	uint8_t *buf = slurp(path, len);
 
 	if (!buf)
 		cr_skip_test("%s missing", path);
-	cr_assert_eq(lj_detect_mem(buf, *len, o), 0);
+	cr_assert_eq(luabuild__detect_mem(buf, *len, o), 0);
 	cr_assert(o->supported, "%s", o->why);
 	cr_assert_eq(buf[o->entry[0]], 0x55);	/* push rbp */
 	cr_assert_eq(buf[o->bc_ofs_vaddr + 2], o->bc_ofs[1] & 0xff);
@@ -343,18 +343,18 @@ static int patch(uint8_t *b, uint64_t lo, uint64_t hi, const void *from, const v
 }
 
 /* Detect a patched image; returns the result. */
-static struct lj_info redetect(const uint8_t *b, size_t len)
+static struct luabuild redetect(const uint8_t *b, size_t len)
 {
-	struct lj_info o;
+	struct luabuild o;
 
-	cr_assert_eq(lj_detect_mem(b, len, &o), 0);
+	cr_assert_eq(luabuild__detect_mem(b, len, &o), 0);
 	check_sane(&o);
 	return o;
 }
 
 Test(lua_detect, refuses_non_gc64)
 {
-	struct lj_info o, r;
+	struct luabuild o, r;
 	size_t len;
 	uint8_t *b = image(UP_LUAJIT, &len, &o);
 
@@ -370,7 +370,7 @@ Test(lua_detect, refuses_non_gc64)
 
 Test(lua_detect, refuses_2_0)
 {
-	struct lj_info o, r;
+	struct luabuild o, r;
 	size_t len;
 	uint8_t *b = image(UP_LUAJIT, &len, &o);
 
@@ -392,7 +392,7 @@ Test(lua_detect, refuses_2_0)
 
 Test(lua_detect, refuses_disagreeing_entries)
 {
-	struct lj_info o, r;
+	struct luabuild o, r;
 	size_t len;
 	uint8_t *b = image(OR_LIB, &len, &o);
 	uint8_t *add = memmem(b + o.entry[3], 64, "\x49\x81\xc6", 3);
@@ -407,7 +407,7 @@ Test(lua_detect, refuses_disagreeing_entries)
 
 Test(lua_detect, refuses_ambiguous_funcc)
 {
-	struct lj_info o, r;
+	struct luabuild o, r;
 	size_t len;
 	uint8_t *b = image(OR_LUAJIT, &len, &o);
 
@@ -421,7 +421,7 @@ Test(lua_detect, refuses_ambiguous_funcc)
 
 Test(lua_detect, refuses_two_bc_ofs_tables)
 {
-	struct lj_info o, r;
+	struct luabuild o, r;
 	size_t len, n = 154 * 2;
 	uint8_t *b = image(UP_LIB, &len, &o);
 	uint8_t *z = b + 0x72100;	/* .rodata starts at 0x72000 */
@@ -442,7 +442,7 @@ Test(lua_detect, refuses_two_bc_ofs_tables)
 
 Test(lua_detect, refuses_other_vm_frames)
 {
-	struct lj_info o, r;
+	struct luabuild o, r;
 	size_t len;
 	uint8_t *b = image(UP_LUAJIT, &len, &o);
 	uint8_t *p = memmem(b, len, vm_prog, sizeof(vm_prog));
@@ -464,7 +464,7 @@ Test(lua_detect, refuses_other_vm_frames)
 /* Without section headers: .eh_frame via PT_GNU_EH_FRAME, data via PT_LOADs. */
 Test(lua_detect, no_section_headers)
 {
-	struct lj_info o, r;
+	struct luabuild o, r;
 	size_t len;
 	uint8_t *b = image(UP_LIB, &len, &o);
 	uint64_t zero = 0;
@@ -571,7 +571,7 @@ struct calib {
 };
 
 /* Run the host with the derived offsets and parse its lines. */
-static void calib_run(const char *host, const struct lj_info *o, struct calib *c)
+static void calib_run(const char *host, const struct luabuild *o, struct calib *c)
 {
 	const struct { const char *key; int64_t *v; } keys[] = {
 		{ "base", &c->base }, { "main_L", &c->main_L }, { "G", &c->G },
@@ -619,7 +619,7 @@ static void calib_run(const char *host, const struct lj_info *o, struct calib *c
 }
 
 /* Check what the host saw against the offsets derived from the binary. */
-static void calib_check(const struct lj_info *o, const struct calib *c, const char *want_lib)
+static void calib_check(const struct luabuild *o, const struct calib *c, const char *want_lib)
 {
 	uint32_t nd = o->bc_max + 57, ns = o->bc_max - 8, bad = 0, same = 0;
 	uint64_t lo = (uint64_t)c->base + o->vm_start, hi = (uint64_t)c->base + o->vm_end;
@@ -694,7 +694,7 @@ static void calib_clean(char *host)
 static void calibrate(const char *inc, const char *link, const char *lib_path, int is_static)
 {
 	char *host = calib_build(inc, link);
-	struct lj_info o;
+	struct luabuild o;
 	struct calib c;
 
 	detect_path(is_static ? host : lib_path, &o);
@@ -750,14 +750,14 @@ static uint64_t rnd(uint64_t *s)
 
 Test(lua_detect, truncated_copies)
 {
-	struct lj_info o, full;
+	struct luabuild o, full;
 	size_t len, cut;
 	uint8_t *b = slurp(OR_LUAJIT, &len), *c;
 	uint64_t s = 0x6c7561746f70ull;
 
 	if (!b)
 		cr_skip_test(OR_LUAJIT " missing");
-	cr_assert_eq(lj_detect_mem(b, len, &full), 0);
+	cr_assert_eq(luabuild__detect_mem(b, len, &full), 0);
 	cr_assert(full.supported);
 	for (int i = 0; i < 1200; i++) {
 		if (i < 256)
@@ -770,17 +770,17 @@ Test(lua_detect, truncated_copies)
 		c = malloc(cut ? cut : 1);
 		cr_assert_not_null(c);
 		memcpy(c, b, cut);
-		cr_assert_eq(lj_detect_mem(c, cut, &o), 0);
+		cr_assert_eq(luabuild__detect_mem(c, cut, &o), 0);
 		check_sane(&o);
 		if (o.supported)
 			cr_assert_eq(o.vm_start, full.vm_start);
 		if (i % 16 == 0) {	/* the fd path reads the same truncated file */
-			struct lj_info f;
+			struct luabuild f;
 			int fd = memfd_create("lt-trunc", 0);
 
 			cr_assert_geq(fd, 0);
 			cr_assert_eq(write(fd, c, cut), (ssize_t)cut);
-			cr_assert_eq(lj_detect_fd(fd, &f), 0);
+			cr_assert_eq(luabuild__detect_fd(fd, &f), 0);
 			cr_assert_eq(memcmp(&f, &o, sizeof(f)), 0, "cut %zu", cut);
 			close(fd);
 		}
@@ -819,7 +819,7 @@ static void mutate(uint8_t *b, size_t len, const uint64_t (*zones)[2], uint64_t 
 
 Test(lua_detect, random_mutations)
 {
-	struct lj_info o, full;
+	struct luabuild o, full;
 	size_t len;
 	uint8_t *b = slurp(OR_LUAJIT, &len), *c;
 	uint64_t s = 0x5eed1234abcdull, z[5][2];
@@ -828,7 +828,7 @@ Test(lua_detect, random_mutations)
 
 	if (!b)
 		cr_skip_test(OR_LUAJIT " missing");
-	cr_assert_eq(lj_detect_mem(b, len, &full), 0);
+	cr_assert_eq(luabuild__detect_mem(b, len, &full), 0);
 	cr_assert(full.supported);
 	fde = memmem(b, len, vm_prog, sizeof(vm_prog));
 	cr_assert_not_null(fde);
@@ -849,7 +849,7 @@ Test(lua_detect, random_mutations)
 	for (int i = 0; i < 3000; i++) {
 		memcpy(c, b, len);
 		mutate(c, len, (const uint64_t (*)[2])z, &s);
-		cr_assert_eq(lj_detect_mem(c, len, &o), 0);
+		cr_assert_eq(luabuild__detect_mem(c, len, &o), 0);
 		check_sane(&o);
 		found += o.found;
 		supported += o.supported;

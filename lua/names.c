@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "symbolize/luabc.h"
-#include "symbolize/luaproto.h"
-#include "symbolize/luasym.h"
-#include "symbolize/luavmdef.h"
+#include "lua/bc.h"
+#include "lua/detect.h"
+#include "lua/proto.h"
+#include "lua/names.h"
 #include "base/strpool.h"
 
 _Static_assert(LT_MAX_LUA <= LUAPROTO_PEEK_MAX && LT_MAX_LUA <= 64,
@@ -52,7 +52,8 @@ struct ls_proto {
 /* What is known and cached for one process. */
 struct ls_proc {
 	int pid;
-	int openresty;		/* 1, 0, -1 unknown */
+	const char *const *ffnames;	/* fast function names by ffid */
+	unsigned nffnames;
 	int gcstr;		/* enum luastr_layout */
 	struct ls_proto **slots;	/* open addressing on addr; NULL: empty */
 	size_t nslots, used;
@@ -67,19 +68,20 @@ struct ls_batch {
 	struct lt_lua_frame copy[LT_MAX_LUA];
 };
 
-struct luasym {
+struct luanames {
 	struct ls_proc **procs;
 	size_t nprocs, capprocs;
 	struct strpool strs;
 	uint64_t seq;		/* current batch */
 	struct ls_batch batch;
 	uint32_t *win;		/* LS_WINDOW instructions of a caller */
+	const struct mreader *rd;	/* the target's memory, during luanames__frame */
 };
 
 /* Create an empty symbolizer. NULL + errno. */
-struct luasym *luasym__new(void)
+struct luanames *luanames__new(void)
 {
-	struct luasym *ls = calloc(1, sizeof(*ls));
+	struct luanames *ls = calloc(1, sizeof(*ls));
 
 	if (!ls)
 		return NULL;
@@ -115,7 +117,7 @@ static void proc_flush(struct ls_proc *pr)
 }
 
 /* Free everything. */
-void luasym__delete(struct luasym *ls)
+void luanames__delete(struct luanames *ls)
 {
 	if (!ls)
 		return;
@@ -130,7 +132,7 @@ void luasym__delete(struct luasym *ls)
 }
 
 /* The state of pid, created when create is set. NULL if none (or ENOMEM). */
-static struct ls_proc *proc_get(struct luasym *ls, int pid, int create)
+static struct ls_proc *proc_get(struct luanames *ls, int pid, int create)
 {
 	struct ls_proc *pr;
 
@@ -152,29 +154,32 @@ static struct ls_proc *proc_get(struct luasym *ls, int pid, int create)
 	if (!pr)
 		return NULL;
 	pr->pid = pid;
-	pr->openresty = -1;
+	pr->ffnames = luabuild__ffnames(-1, &pr->nffnames);
 	pr->gcstr = LUASTR_AUTO;
 	ls->procs[ls->nprocs++] = pr;
 	return pr;
 }
 
 /* Set what is known of pid's LuaJIT build. */
-void luasym__set_build(struct luasym *ls, int pid, int openresty, int new_gcstr)
+void luanames__set_build(struct luanames *ls, int pid, const struct luabuild *b)
 {
 	struct ls_proc *pr = proc_get(ls, pid, 1);
-	int gcstr = new_gcstr < 0 ? LUASTR_AUTO : new_gcstr ? LUASTR_NEW : LUASTR_OLD;
+	int gcstr = !b || b->gcstr_new < 0 ? LUASTR_AUTO : b->gcstr_new ? LUASTR_NEW : LUASTR_OLD;
+	const char *const *ff;
+	unsigned nff;
 
-	openresty = openresty < 0 ? -1 : !!openresty;
-	if (!pr || (pr->openresty == openresty && pr->gcstr == gcstr))
+	ff = luabuild__ffnames(b ? !!b->openresty : -1, &nff);
+	if (!pr || (pr->ffnames == ff && pr->nffnames == nff && pr->gcstr == gcstr))
 		return;
 	proc_flush(pr);
-	pr->openresty = openresty;
+	pr->ffnames = ff;
+	pr->nffnames = nff;
 	pr->gcstr = gcstr;
 	ls->batch.frames = NULL;
 }
 
 /* Drop everything cached for pid. */
-void luasym__forget(struct luasym *ls, int pid)
+void luanames__forget(struct luanames *ls, int pid)
 {
 	for (size_t i = 0; i < ls->nprocs; i++) {
 		if (ls->procs[i]->pid != pid)
@@ -242,9 +247,9 @@ static void sanitize(char *s, size_t len)
 }
 
 /* Intern a printf-formatted string. NULL on ENOMEM. */
-static const char *intern_fmt(struct luasym *ls, const char *fmt, ...)
+static const char *intern_fmt(struct luanames *ls, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-static const char *intern_fmt(struct luasym *ls, const char *fmt, ...)
+static const char *intern_fmt(struct luanames *ls, const char *fmt, ...)
 {
 	char buf[LS_FMT_MAX];
 	va_list ap;
@@ -259,17 +264,17 @@ static const char *intern_fmt(struct luasym *ls, const char *fmt, ...)
 }
 
 /* The display chunk name of e (jit.p's, with Lua's [string "..."] for source). */
-static int chunk_name(struct luasym *ls, struct ls_proc *pr, struct ls_proto *e)
+static int chunk_name(struct luanames *ls, struct ls_proc *pr, struct ls_proto *e)
 {
 	char buf[LUAPROTO_STR_MAX], tail[LUAPROTO_STR_MAX], *s = buf;
 	const char *pre = "";
 	int err, lay = pr->gcstr;
 	size_t len, n;
 
-	err = luastr__read(pr->pid, e->p.chunkname, &lay, 0, buf, sizeof(buf), &len);
+	err = luastr__read(ls->rd, e->p.chunkname, &lay, 0, buf, sizeof(buf), &len);
 	if (err == -EAGAIN) {	/* layout still unknown: read this one the modern way */
 		lay = LUASTR_NEW;
-		err = luastr__read(pr->pid, e->p.chunkname, &lay, 0, buf, sizeof(buf), &len);
+		err = luastr__read(ls->rd, e->p.chunkname, &lay, 0, buf, sizeof(buf), &len);
 	} else if (!err) {
 		pr->gcstr = lay;	/* decided, if it was not */
 	}
@@ -283,7 +288,7 @@ static int chunk_name(struct luasym *ls, struct ls_proc *pr, struct ls_proto *e)
 		if (n < len && n == sizeof(buf) - 1) {	/* long: the basename is at the end */
 			size_t off = len - (sizeof(tail) - 1);
 
-			err = luastr__read(pr->pid, e->p.chunkname, &lay, off, tail,
+			err = luastr__read(ls->rd, e->p.chunkname, &lay, off, tail,
 					   sizeof(tail), &len);
 			if (err)
 				return err;
@@ -323,7 +328,7 @@ static int chunk_name(struct luasym *ls, struct ls_proc *pr, struct ls_proto *e)
 }
 
 /* (Re)load entry e from the target. 0 or -errno. */
-static int proto_load(struct luasym *ls, struct ls_proc *pr, struct ls_proto *e)
+static int proto_load(struct luanames *ls, struct ls_proc *pr, struct ls_proto *e)
 {
 	int err;
 
@@ -332,7 +337,7 @@ static int proto_load(struct luasym *ls, struct ls_proc *pr, struct ls_proto *e)
 	e->sites = NULL;
 	e->nsites = e->capsites = 0;
 	e->ok = 0;
-	if ((err = luaproto__read(pr->pid, e->addr, &e->p)))
+	if ((err = luaproto__read(ls->rd, e->addr, &e->p)))
 		return err;
 	if ((err = chunk_name(ls, pr, e))) {
 		luaproto__free(&e->p);
@@ -344,7 +349,7 @@ static int proto_load(struct luasym *ls, struct ls_proc *pr, struct ls_proto *e)
 }
 
 /* The valid proto at addr: cached and validated in this batch, or (re)loaded. */
-static int proto_get(struct luasym *ls, struct ls_proc *pr, uint64_t addr, struct ls_proto **out)
+static int proto_get(struct luanames *ls, struct ls_proc *pr, uint64_t addr, struct ls_proto **out)
 {
 	struct ls_proto *e = proto_find(pr, addr);
 	uint8_t hdr[LUAPROTO_SIZE];
@@ -354,7 +359,7 @@ static int proto_get(struct luasym *ls, struct ls_proc *pr, uint64_t addr, struc
 	if (!addr)
 		return -EINVAL;
 	if (e && e->ok && e->seen != ls->seq) {
-		err = luaproto__peek(pr->pid, &addr, 1, hdr);
+		err = luaproto__peek(ls->rd, &addr, 1, hdr);
 		if (err < 0)
 			return err;
 		if (luaproto__same(&e->p, hdr))
@@ -371,7 +376,7 @@ static int proto_get(struct luasym *ls, struct ls_proc *pr, uint64_t addr, struc
 }
 
 /* Start a batch for a frames array: validate every cached proto in it at once. */
-static void batch_begin(struct luasym *ls, struct ls_proc *pr,
+static void batch_begin(struct luanames *ls, struct ls_proc *pr,
 			const struct lt_lua_frame *frames, unsigned n)
 {
 	uint64_t addr[LT_MAX_LUA];
@@ -398,7 +403,7 @@ static void batch_begin(struct luasym *ls, struct ls_proc *pr,
 		ent[m] = e;
 		addr[m++] = e->addr;
 	}
-	got = m ? luaproto__peek(pr->pid, addr, m, hdr) : 0;
+	got = m ? luaproto__peek(ls->rd, addr, m, hdr) : 0;
 	for (unsigned k = 0; k < m; k++) {
 		if (got >= 0 && k < (unsigned)got) {
 			if (!luaproto__same(&ent[k]->p, hdr + (size_t)k * LUAPROTO_SIZE))
@@ -410,7 +415,7 @@ static void batch_begin(struct luasym *ls, struct ls_proc *pr,
 }
 
 /* Is this call part of the current batch (same array and contents, new index)? */
-static int batch_same(const struct luasym *ls, int pid, const struct lt_lua_frame *frames,
+static int batch_same(const struct luanames *ls, int pid, const struct lt_lua_frame *frames,
 		      unsigned n, unsigned i)
 {
 	const struct ls_batch *b = &ls->batch;
@@ -428,7 +433,7 @@ static const char *const what_str[] = {
 };
 
 /* Intern a name of len bytes from the target, sanitized, "..." if cut at LS_NAME_MAX. */
-static const char *intern_name(struct luasym *ls, const char *s, size_t len, int cut)
+static const char *intern_name(struct luanames *ls, const char *s, size_t len, int cut)
 {
 	char buf[LS_NAME_MAX + 4];
 
@@ -446,7 +451,7 @@ static const char *intern_name(struct luasym *ls, const char *s, size_t len, int
 }
 
 /* Work out the name the call at pos of caller c gives its callee. */
-static void site_decode(struct luasym *ls, struct ls_proc *pr, struct ls_proto *c,
+static void site_decode(struct luanames *ls, struct ls_proc *pr, struct ls_proto *c,
 			uint32_t pos, struct ls_site *site)
 {
 	const struct luaproto *p = &c->p;
@@ -459,15 +464,15 @@ static void site_decode(struct luasym *ls, struct ls_proc *pr, struct ls_proto *
 	site->pos = pos;
 	site->what = LUABC_NONE;
 	site->name = NULL;
-	if (luaproto__bc(pr->pid, p, lo, pos + 1, ls->win))
+	if (luaproto__bc(ls->rd, p, lo, pos + 1, ls->win))
 		return;
 	switch (luabc__callee(ls->win, lo, pos, p->nvar ? p->dbg + p->varofs : NULL, p->nvar,
 			      &nm)) {
 	case LUABC_NONE:
 		return;
 	case LUABC_GLOBAL: case LUABC_FIELD: case LUABC_METHOD:
-		if (luaproto__kgc(pr->pid, p, nm.ref, &str) ||
-		    luastr__read(pr->pid, str, &pr->gcstr, 0, key, LS_NAME_MAX + 1, &len))
+		if (luaproto__kgc(ls->rd, p, nm.ref, &str) ||
+		    luastr__read(ls->rd, str, &pr->gcstr, 0, key, LS_NAME_MAX + 1, &len))
 			return;
 		site->name = intern_name(ls, key, strlen(key), strlen(key) < len);
 		break;
@@ -488,7 +493,7 @@ static void site_decode(struct luasym *ls, struct ls_proc *pr, struct ls_proto *
 }
 
 /* The name the call at pos of caller c gives its callee (cached per proto). */
-static const struct ls_site *site_get(struct luasym *ls, struct ls_proc *pr, struct ls_proto *c,
+static const struct ls_site *site_get(struct luanames *ls, struct ls_proc *pr, struct ls_proto *c,
 				      uint32_t pos, struct ls_site *tmp)
 {
 	for (uint32_t k = 0; k < c->nsites; k++)
@@ -512,7 +517,7 @@ static const struct ls_site *site_get(struct luasym *ls, struct ls_proc *pr, str
 }
 
 /* Name frames[i] from its caller frames[i + 1], if the caller is Lua code. */
-static const struct ls_site *callee_name(struct luasym *ls, struct ls_proc *pr,
+static const struct ls_site *callee_name(struct luanames *ls, struct ls_proc *pr,
 					 const struct lt_lua_frame *frames, unsigned n,
 					 unsigned i, struct ls_site *tmp)
 {
@@ -527,31 +532,22 @@ static const struct ls_site *callee_name(struct luasym *ls, struct ls_proc *pr,
 		return NULL;
 	if (cf->kind != LT_LUA_LUA || !cf->pc || proto_get(ls, pr, cf->addr, &c))
 		return NULL;
-	pos = luaproto__pos(pr->pid, &c->p, cf->pc);
+	pos = luaproto__pos(ls->rd, &c->p, cf->pc);
 	if (pos < 1 || pos >= c->p.sizebc)
 		return NULL;
 	return site_get(ls, pr, c, (uint32_t)pos, tmp);
 }
 
 /* Name of a fast function by ffid for this build. */
-static const char *ff_name(struct luasym *ls, const struct ls_proc *pr, unsigned ffid)
+static const char *ff_name(struct luanames *ls, const struct ls_proc *pr, unsigned ffid)
 {
-	static const char *const ffu[] = { LVM_FFNAMES_UPSTREAM };
-	static const char *const ffo[] = { LVM_FFNAMES_OPENRESTY };
-
-	if (ffid >= 2) {
-		if (pr->openresty == 1 && ffid < sizeof(ffo) / sizeof(ffo[0]))
-			return ffo[ffid];
-		if (pr->openresty == 0 && ffid < sizeof(ffu) / sizeof(ffu[0]))
-			return ffu[ffid];
-		if (pr->openresty < 0 && ffid < LVM_FF_COMMON)
-			return ffu[ffid];
-	}
+	if (ffid >= 2 && ffid < pr->nffnames)
+		return pr->ffnames[ffid];
 	return intern_fmt(ls, "[builtin#%u]", ffid);
 }
 
 /* Name a Lua function frame. */
-static int lua_frame(struct luasym *ls, struct ls_proc *pr, const struct lt_lua_frame *frames,
+static int lua_frame(struct luanames *ls, struct ls_proc *pr, const struct lt_lua_frame *frames,
 		     unsigned n, unsigned i, int lines, struct luaname *out)
 {
 	const struct lt_lua_frame *f = &frames[i];
@@ -564,7 +560,7 @@ static int lua_frame(struct luasym *ls, struct ls_proc *pr, const struct lt_lua_
 	if ((err = proto_get(ls, pr, f->addr, &e)))
 		return err;
 	if (lines && f->pc)
-		line = luaproto__line(&e->p, luaproto__pos(pr->pid, &e->p, f->pc));
+		line = luaproto__line(&e->p, luaproto__pos(ls->rd, &e->p, f->pc));
 	if (line < 0)
 		line = e->p.firstline > 0 ? e->p.firstline : 0;
 	out->line = line;
@@ -589,8 +585,9 @@ static int lua_frame(struct luasym *ls, struct ls_proc *pr, const struct lt_lua_
 }
 
 /* Name frames[i] of a sample's Lua frames. */
-int luasym__frame(struct luasym *ls, int pid, const struct lt_lua_frame *frames, unsigned n,
-		  unsigned i, int lines, struct luaname *out)
+int luanames__frame(struct luanames *ls, int pid, const struct mreader *rd,
+		    const struct lt_lua_frame *frames, unsigned n, unsigned i, int lines,
+		    struct luaname *out)
 {
 	const struct lt_lua_frame *f;
 	const struct ls_site *site;
@@ -600,8 +597,9 @@ int luasym__frame(struct luasym *ls, int pid, const struct lt_lua_frame *frames,
 
 	memset(out, 0, sizeof(*out));
 	out->name = LS_ERROR;
-	if (!ls || !frames || i >= n || pid <= 0)
+	if (!ls || !rd || !frames || i >= n || pid <= 0)
 		return -EINVAL;
+	ls->rd = rd;
 	f = &frames[i];
 	if (!(pr = proc_get(ls, pid, 1)))
 		return -ENOMEM;

@@ -1,6 +1,6 @@
 /*
-** Names for the Lua frames of a sample (struct lt_lua_frame, bpf/luatop.h),
-** read from the live process with process_vm_readv (read-only), the way
+** Names for the Lua frames of a sample (struct lt_lua_frame, wire/luatop.h),
+** read from the live process through a reader (base/reader.h), the way
 ** LuaJIT's own profiler (jit.p, lj_debug_dumpstack) names them:
 **
 **   Lua function   "handler (app.lua:12)": the name its caller's call instruction
@@ -29,27 +29,29 @@
 ** and debug info; each use re-reads the 104-byte header and compares it, since
 ** the GC reuses addresses (one system call per sample, not per frame, when the
 ** frames of a sample are named in turn from one array). Strings handed out are
-** interned and live until luasym__delete. Not thread-safe.
+** interned and live until luanames__delete. Not thread-safe.
 */
 
-#ifndef _LUATOP_SYMBOLIZE_LUASYM_H
-#define _LUATOP_SYMBOLIZE_LUASYM_H
+#ifndef LUATOP_LUA_NAMES_H
+#define LUATOP_LUA_NAMES_H
 
+#include "base/reader.h"
 #include "wire/luatop.h"
 
-struct luasym;
+struct luanames;
+struct luabuild;
 
 /* NULL + errno. */
-struct luasym *luasym__new(void);
-void luasym__delete(struct luasym *ls);
+struct luanames *luanames__new(void);
+void luanames__delete(struct luanames *ls);
 /*
-** The build of pid's LuaJIT (x64 GC64 only). openresty: 1 OpenResty luajit2,
-** 0 upstream, -1 unknown (fast functions from ffid 38 on are then "[builtin#N]").
-** new_gcstr: 1 for 2.1 since 2020-06-23 (GCstr len at +20), 0 for older builds
-** (len at +16), -1 to find out from the first chunk name read. A pid never set
-** is openresty -1, new_gcstr -1. A change drops what was cached for pid.
+** The build of pid's LuaJIT, as lua/detect.h found it (x64 GC64 only): its fast
+** function names by flavour and its GCstr layout. NULL, or a pid never set:
+** only the fast functions every build shares are named (the others are
+** "[builtin#N]"), and the GCstr layout is found from the first chunk name read.
+** A change drops what was cached for pid.
 */
-void luasym__set_build(struct luasym *ls, int pid, int openresty, int new_gcstr);
+void luanames__set_build(struct luanames *ls, int pid, const struct luabuild *b);
 
 struct luaname {
 	const char *name;	/* what to show, e.g. "handler (app.lua:12)", "string.format";
@@ -66,14 +68,16 @@ struct luaname {
 };
 
 /*
-** Name frames[i] of a sample's Lua frames (leaf first, n of them); lines:
+** Name frames[i] of a sample's Lua frames (leaf first, n of them), reading
+** pid's memory through rd; lines:
 ** line granularity. 0, or -errno: -EINVAL (bad arguments, or not a Lua
 ** prototype at frames[i].addr), -EFAULT/-ESRCH/-EPERM (unreadable memory),
 ** -ENOMEM; on error name is "[lua:?]". Never trusts the frames or the target.
 */
-int luasym__frame(struct luasym *ls, int pid, const struct lt_lua_frame *frames, unsigned n,
-		  unsigned i, int lines, struct luaname *out);
+int luanames__frame(struct luanames *ls, int pid, const struct mreader *rd,
+		    const struct lt_lua_frame *frames, unsigned n, unsigned i, int lines,
+		    struct luaname *out);
 /* Drop everything cached for pid (names already handed out stay valid). */
-void luasym__forget(struct luasym *ls, int pid);
+void luanames__forget(struct luanames *ls, int pid);
 
 #endif

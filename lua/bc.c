@@ -4,8 +4,8 @@
 */
 #include <string.h>
 
-#include "symbolize/luabc.h"
-#include "symbolize/luavmdef.h"
+#include "lua/bc.h"
+#include "lua/vmdef.h"
 
 /* Operand A modes that matter here (lj_bc.h BCMode). */
 enum { AM_OTHER, AM_DST, AM_BASE };

@@ -1,16 +1,18 @@
 /*
-** LuaJIT objects of a live process, read with process_vm_readv: function
+** LuaJIT objects of a live process, read through a reader (base/reader.h): function
 ** prototypes (GCproto) with their debug info, strings (GCstr), bytecode, and the
 ** trace behind a JLOOP exit PC. x64 GC64 layouts, the same in every 2.1 tree
 ** (luajit_internals.md §2.5-2.7). The target's memory is untrusted: every
 ** pointer is checked against the proto's own extent, every length is bounded.
 */
 
-#ifndef _LUATOP_SYMBOLIZE_LUAPROTO_H
-#define _LUATOP_SYMBOLIZE_LUAPROTO_H
+#ifndef LUATOP_LUA_PROTO_H
+#define LUATOP_LUA_PROTO_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "base/reader.h"
 
 #define LUAPROTO_SIZE		104		/* sizeof(GCproto): bytecode follows */
 #define LUAPROTO_SIZEBC_MAX	(1u << 26)	/* LJ_MAX_BCINS */
@@ -46,7 +48,7 @@ struct luaproto {
 
 /* Read and check the GCproto at addr (header, bc[0], debug info). 0 or -errno
    (-EINVAL: not a plausible GCproto; -EFAULT, -ESRCH, -EPERM from the read). */
-int luaproto__read(int pid, uint64_t addr, struct luaproto *p);
+int luaproto__read(const struct mreader *r, uint64_t addr, struct luaproto *p);
 /* Free what luaproto__read allocated (p itself is the caller's). */
 void luaproto__free(struct luaproto *p);
 /*
@@ -54,7 +56,7 @@ void luaproto__free(struct luaproto *p);
 ** into hdr + i * LUAPROTO_SIZE. Returns how many leading ones were read
 ** completely, or -errno when none was.
 */
-int luaproto__peek(int pid, const uint64_t *addr, unsigned n, uint8_t *hdr);
+int luaproto__peek(const struct mreader *r, const uint64_t *addr, unsigned n, uint8_t *hdr);
 /* Is hdr (a fresh read of p->addr) still the same proto? */
 int luaproto__same(const struct luaproto *p, const uint8_t *hdr);
 /*
@@ -63,20 +65,20 @@ int luaproto__same(const struct luaproto *p, const uint8_t *hdr);
 ** is the JLOOP trace-exit artefact (PC = &T->startins + 1 after a RET), mapped
 ** back through the trace's startpc. -1 when pc tells nothing.
 */
-int64_t luaproto__pos(int pid, const struct luaproto *p, uint64_t pc);
+int64_t luaproto__pos(const struct mreader *r, const struct luaproto *p, uint64_t pc);
 /* Line of bytecode position pos (lj_debug_line), -1 when unknown. */
 int luaproto__line(const struct luaproto *p, int64_t pos);
 /* Copy instructions [lo, hi) into out (hi - lo entries). 0 or -errno. */
-int luaproto__bc(int pid, const struct luaproto *p, uint32_t lo, uint32_t hi, uint32_t *out);
+int luaproto__bc(const struct mreader *r, const struct luaproto *p, uint32_t lo, uint32_t hi, uint32_t *out);
 /* The address of GC constant idx (a GCstr for the keys of GGET/TGETS), 0 if none. 0 or -errno. */
-int luaproto__kgc(int pid, const struct luaproto *p, uint32_t idx, uint64_t *obj);
+int luaproto__kgc(const struct mreader *r, const struct luaproto *p, uint32_t idx, uint64_t *obj);
 
 /*
 ** Read the GCstr at addr: payload bytes [off, off + cap - 1) into buf,
 ** NUL-terminated; *len = the string's full length. *layout may be LUASTR_AUTO:
 ** it is set when this string decides it. 0, -EINVAL (not a string), or -errno.
 */
-int luastr__read(int pid, uint64_t addr, int *layout, size_t off, char *buf, size_t cap,
+int luastr__read(const struct mreader *r, uint64_t addr, int *layout, size_t off, char *buf, size_t cap,
 		 size_t *len);
 
 #endif

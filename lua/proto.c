@@ -1,14 +1,13 @@
 /*
-** LuaJIT GCproto, GCstr and GCtrace of a live process, read with
-** process_vm_readv and checked before use (x64 GC64 layouts).
+** LuaJIT GCproto, GCstr and GCtrace of a live process, read through a reader
+** callback and checked before use (x64 GC64 layouts).
 */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 
-#include "symbolize/luabc.h"
-#include "symbolize/luaproto.h"
+#include "lua/bc.h"
+#include "lua/proto.h"
 
 /* GCproto fields (lj_obj.h, GC64). */
 #define PT_GCT		9	/* u8: 7 */
@@ -41,34 +40,24 @@
 
 /* -- Reading the target ---------------------------------------------------- */
 
-/* Read len bytes at addr; all or -errno (-EFAULT for a short read). */
-static int rd(int pid, uint64_t addr, void *buf, size_t len)
+/* Read len bytes at addr; all or -errno (-EFAULT also for a non-user address). */
+static int rd(const struct mreader *r, uint64_t addr, void *buf, size_t len)
 {
-	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
-	ssize_t n;
-
 	if (!len)
 		return 0;
 	if (!addr || addr >= USER_TOP || len > USER_TOP - addr)
 		return -EFAULT;
-	n = process_vm_readv(pid, &l, 1, &r, 1, 0);
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EFAULT;
+	return mreader__read(r, addr, buf, len);
 }
 
 /* Read up to len bytes at addr: the count read (possibly short), or -errno. */
-static ssize_t rd_some(int pid, uint64_t addr, void *buf, size_t len)
+static long rd_some(const struct mreader *r, uint64_t addr, void *buf, size_t len)
 {
-	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
-	ssize_t n;
-
 	if (!addr || addr >= USER_TOP)
 		return -EFAULT;
 	if (len > USER_TOP - addr)
-		len = l.iov_len = r.iov_len = USER_TOP - addr;
-	n = process_vm_readv(pid, &l, 1, &r, 1, 0);
-	return n < 0 ? -errno : n;
+		len = USER_TOP - addr;
+	return mreader__read_some(r, addr, buf, len);
 }
 
 /* Unaligned little-endian loads from a copy of target memory. */
@@ -154,14 +143,14 @@ static int parse_hdr(uint64_t addr, const uint8_t *h, uint32_t ins0, struct luap
 }
 
 /* Read and check the GCproto at addr (header, bc[0], debug info). */
-int luaproto__read(int pid, uint64_t addr, struct luaproto *p)
+int luaproto__read(const struct mreader *r, uint64_t addr, struct luaproto *p)
 {
 	uint8_t h[LUAPROTO_SIZE + 4];
 	uint64_t dbg;
 	int err;
 
 	memset(p, 0, sizeof(*p));
-	if ((err = rd(pid, addr, h, sizeof(h))))
+	if ((err = rd(r, addr, h, sizeof(h))))
 		return err;
 	if ((err = parse_hdr(addr, h, u32_at(h, LUAPROTO_SIZE), p)))
 		return err;
@@ -188,7 +177,7 @@ int luaproto__read(int pid, uint64_t addr, struct luaproto *p)
 	p->dbg = malloc(p->ndbg);
 	if (!p->dbg)
 		return -ENOMEM;
-	if ((err = rd(pid, dbg, p->dbg, p->ndbg))) {
+	if ((err = rd(r, dbg, p->dbg, p->ndbg))) {
 		luaproto__free(p);
 		return err;
 	}
@@ -204,30 +193,23 @@ void luaproto__free(struct luaproto *p)
 }
 
 /* Read the headers of n protos in one system call (see luaproto.h). */
-int luaproto__peek(int pid, const uint64_t *addr, unsigned n, uint8_t *hdr)
+int luaproto__peek(const struct mreader *r, const uint64_t *addr, unsigned n, uint8_t *hdr)
 {
-	struct iovec l[LUAPROTO_PEEK_MAX], r[LUAPROTO_PEEK_MAX];
+	struct mspan sp[LUAPROTO_PEEK_MAX];
 	unsigned i, m = 0;
-	ssize_t got;
 
 	if (n > LUAPROTO_PEEK_MAX)
 		n = LUAPROTO_PEEK_MAX;
 	for (i = 0; i < n; i++) {
 		if (!addr[i] || addr[i] >= USER_TOP - LUAPROTO_SIZE)
 			break;
-		l[i].iov_base = hdr + (size_t)i * LUAPROTO_SIZE;
-		r[i].iov_base = (void *)(uintptr_t)addr[i];
-		l[i].iov_len = r[i].iov_len = LUAPROTO_SIZE;
+		sp[i] = (struct mspan){ .addr = addr[i], .buf = hdr + (size_t)i * LUAPROTO_SIZE,
+					.len = LUAPROTO_SIZE };
 		m++;
 	}
 	if (!m)
 		return n ? -EFAULT : 0;
-	got = process_vm_readv(pid, l, m, r, m, 0);
-	if (got < 0)
-		return -errno;
-	if (got < LUAPROTO_SIZE)
-		return -EFAULT;
-	return (int)(got / LUAPROTO_SIZE);
+	return mreader__readv(r, sp, m);
 }
 
 /* Is hdr (a fresh read of p->addr) still the same proto? */
@@ -242,7 +224,7 @@ int luaproto__same(const struct luaproto *p, const uint8_t *hdr)
 }
 
 /* Bytecode position of the instruction before pc (see luaproto.h). */
-int64_t luaproto__pos(int pid, const struct luaproto *p, uint64_t pc)
+int64_t luaproto__pos(const struct mreader *r, const struct luaproto *p, uint64_t pc)
 {
 	uint64_t bc = p->addr + LUAPROTO_SIZE, startpt, startpc;
 	uint8_t t[TR_READ];
@@ -256,7 +238,7 @@ int64_t luaproto__pos(int pid, const struct luaproto *p, uint64_t pc)
 	if (pos <= (int64_t)p->sizebc)
 		return pos;
 	/* A JLOOP exit after a RET resumes at &T->startins + 1: find T->startpc. */
-	if (rd(pid, pc - 4 - TR_STARTINS, t, sizeof(t)) || t[9] != GCT_TRACE)
+	if (rd(r, pc - 4 - TR_STARTINS, t, sizeof(t)) || t[9] != GCT_TRACE)
 		return -1;
 	startpt = u64_at(t, TR_STARTPT);
 	startpc = u64_at(t, TR_STARTPC);
@@ -293,22 +275,22 @@ int luaproto__line(const struct luaproto *p, int64_t pos)
 }
 
 /* Copy instructions [lo, hi) into out. */
-int luaproto__bc(int pid, const struct luaproto *p, uint32_t lo, uint32_t hi, uint32_t *out)
+int luaproto__bc(const struct mreader *r, const struct luaproto *p, uint32_t lo, uint32_t hi, uint32_t *out)
 {
 	if (lo > hi || hi > p->sizebc)
 		return -EINVAL;
-	return rd(pid, p->addr + LUAPROTO_SIZE + 4ull * lo, out, 4ull * (hi - lo));
+	return rd(r, p->addr + LUAPROTO_SIZE + 4ull * lo, out, 4ull * (hi - lo));
 }
 
 /* The address of GC constant idx. */
-int luaproto__kgc(int pid, const struct luaproto *p, uint32_t idx, uint64_t *obj)
+int luaproto__kgc(const struct mreader *r, const struct luaproto *p, uint32_t idx, uint64_t *obj)
 {
 	int err;
 
 	*obj = 0;
 	if (idx >= p->sizekgc)
 		return -EINVAL;
-	if ((err = rd(pid, p->k - 8ull * (idx + 1), obj, sizeof(*obj))))
+	if ((err = rd(r, p->k - 8ull * (idx + 1), obj, sizeof(*obj))))
 		return err;
 	return *obj && *obj < USER_TOP && !(*obj % 8) ? 0 : -EINVAL;
 }
@@ -316,7 +298,7 @@ int luaproto__kgc(int pid, const struct luaproto *p, uint32_t idx, uint64_t *obj
 /* -- Strings --------------------------------------------------------------- */
 
 /* Could the payload be n bytes long: no NUL before n (in what was read), one at n? */
-static int str_fits(int pid, uint64_t addr, const char *data, size_t got, uint32_t n)
+static int str_fits(const struct mreader *r, uint64_t addr, const char *data, size_t got, uint32_t n)
 {
 	char z;
 
@@ -326,35 +308,35 @@ static int str_fits(int pid, uint64_t addr, const char *data, size_t got, uint32
 		return data[n] == '\0';
 	if (n > STR_PROBE_MAX)
 		return 0;
-	return !rd(pid, addr + STR_HDR + n, &z, 1) && z == '\0';
+	return !rd(r, addr + STR_HDR + n, &z, 1) && z == '\0';
 }
 
 /* Read the GCstr at addr (see luaproto.h). */
-int luastr__read(int pid, uint64_t addr, int *layout, size_t off, char *buf, size_t cap,
+int luastr__read(const struct mreader *r, uint64_t addr, int *layout, size_t off, char *buf, size_t cap,
 		 size_t *len)
 {
 	uint8_t h[STR_HDR];
 	uint32_t n, n16, n20;
 	int err, isnew, isold;
 	size_t want;
-	ssize_t got;
+	long got;
 
 	*len = 0;
 	if (!cap)
 		return -EINVAL;
 	buf[0] = '\0';
-	if ((err = rd(pid, addr, h, sizeof(h))))
+	if ((err = rd(r, addr, h, sizeof(h))))
 		return err;
 	if (h[9] != GCT_STR)
 		return -EINVAL;
 	n16 = u32_at(h, 16);
 	n20 = u32_at(h, 20);
 	if (*layout == LUASTR_AUTO && n16 != n20) {	/* the NUL after the payload decides */
-		got = rd_some(pid, addr + STR_HDR, buf, cap - 1);
+		got = rd_some(r, addr + STR_HDR, buf, cap - 1);
 		if (got < 0)
 			return (int)got;
-		isnew = str_fits(pid, addr, buf, (size_t)got, n20);
-		isold = str_fits(pid, addr, buf, (size_t)got, n16);
+		isnew = str_fits(r, addr, buf, (size_t)got, n20);
+		isold = str_fits(r, addr, buf, (size_t)got, n16);
 		if (isnew == isold)
 			return -EAGAIN;	/* undecided, and no answer for this string */
 		*layout = isnew ? LUASTR_NEW : LUASTR_OLD;
@@ -365,7 +347,7 @@ int luastr__read(int pid, uint64_t addr, int *layout, size_t off, char *buf, siz
 		return 0;
 	/* The payload is NUL-terminated: check it when the whole string fits. */
 	want = n - off < cap - 1 ? n - off + 1 : cap - 1;
-	if ((err = rd(pid, addr + STR_HDR + off, buf, want)))
+	if ((err = rd(r, addr + STR_HDR + off, buf, want)))
 		return err;
 	if (n - off < cap - 1) {
 		if (buf[n - off] != '\0')

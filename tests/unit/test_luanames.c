@@ -16,10 +16,30 @@
 #include <sys/uio.h>
 #include <sys/wait.h>
 
-#include "symbolize/luabc.h"
-#include "symbolize/luaproto.h"
-#include "symbolize/luasym.h"
-#include "symbolize/luavmdef.h"
+#include "lua/bc.h"
+#include "lua/proto.h"
+#include "lua/names.h"
+#include "lua/detect.h"
+#include "lua/vmdef.h"
+#include "target/mem.h"
+
+/* The memory of pid (this process, or a child), read as a target's. */
+static const struct mreader *reader_of(int pid)
+{
+	static struct mreader r;
+
+	r = tmem__reader(pid);
+	return &r;
+}
+
+/* A build of the given flavour (1 OpenResty, 0 upstream, -1 unknown), new GCstr. */
+static const struct luabuild *build_of(int openresty)
+{
+	static struct luabuild b;
+
+	b = (struct luabuild){ .openresty = openresty, .gcstr_new = 1 };
+	return openresty < 0 ? NULL : &b;
+}
 
 #define OR_LUAJIT	"/usr/bin/luajit"
 #define UP_LUAJIT	".deps/luajit-upstream/usr/bin/luajit"
@@ -325,7 +345,7 @@ Test(luasym, fake_names_and_lines)
 			       .uvinfo = uv, .nuvinfo = sizeof(uv), .sizeuv = 2,
 			       .varinfo = vi, .nvarinfo = sizeof(vi) };
 	struct lt_lua_frame fr[2];
-	struct luasym *ls = luasym__new();
+	struct luanames *ls = luanames__new();
 	struct luaname nm;
 	int pid = getpid();
 
@@ -334,65 +354,65 @@ Test(luasym, fake_names_and_lines)
 	fake_leaf(&callee, "@lib/util.lua", 12);
 	fr[0] = lua_fr(callee.pt, pc_after(callee.pt, 1), LT_LINK_LUA);
 	fr[1] = lua_fr(caller.pt, pc_after(caller.pt, 2), LT_LINK_C);
-	cr_assert_eq(luasym__frame(ls, pid, fr, 2, 0, 0, &nm), 0);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 2, 0, 0, &nm), 0);
 	cr_assert_str_eq(nm.name, "handler (util.lua:12)");
 	cr_assert_str_eq(nm.func, "handler");
 	cr_assert_str_eq(nm.what, "global");
 	cr_assert_str_eq(nm.chunk, "util.lua");
 	cr_assert_eq(nm.line, 12);
 	cr_assert_eq(nm.firstline, 12);
-	cr_assert_eq(luasym__frame(ls, pid, fr, 2, 0, 1, &nm), 0);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 2, 0, 1, &nm), 0);
 	cr_assert_str_eq(nm.name, "handler (util.lua:13)");	/* lines: bc[1] is line +1 */
 	/* The caller itself: called from C, unnamed; its line at the CALL (pos 2). */
-	cr_assert_eq(luasym__frame(ls, pid, fr, 2, 1, 1, &nm), 0);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 2, 1, 1, &nm), 0);
 	cr_assert_str_eq(nm.name, "main.lua:40 (main.lua:41)");
 	cr_assert_str_eq(nm.func, "main.lua:40");
 	cr_assert_null(nm.what);
 	cr_assert_eq(nm.line, 41);
-	cr_assert_eq(luasym__frame(ls, pid, fr, 2, 1, 0, &nm), 0);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 2, 1, 0, &nm), 0);
 	cr_assert_str_eq(nm.name, "main.lua:40");
 	/* M:run() and the upvalue "up" */
 	fr[1].pc = pc_after(caller.pt, 6);
-	cr_assert_eq(luasym__frame(ls, pid, fr, 2, 0, 0, &nm), 0);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 2, 0, 0, &nm), 0);
 	cr_assert_str_eq(nm.func, "run");
 	cr_assert_str_eq(nm.what, "method");
 	fr[1].pc = pc_after(caller.pt, 8);
-	cr_assert_eq(luasym__frame(ls, pid, fr, 2, 0, 0, &nm), 0);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 2, 0, 0, &nm), 0);
 	cr_assert_str_eq(nm.func, "up");
 	cr_assert_str_eq(nm.what, "upvalue");
 	/* Every position's line; the end; a PC at bc (pretend pos 1); before bc. */
 	for (uint32_t pos = 0; pos < 10; pos++) {
 		fr[1].pc = pc_after(caller.pt, pos);
-		cr_assert_eq(luasym__frame(ls, pid, fr, 2, 1, 1, &nm), 0);
+		cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 2, 1, 1, &nm), 0);
 		cr_assert_eq(nm.line, pos ? 40 + li[pos - 1] : 40, "pos %u", pos);
 	}
 	fr[1].pc = caller.pt + 104;
-	cr_assert_eq(luasym__frame(ls, pid, fr, 2, 1, 1, &nm), 0);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 2, 1, 1, &nm), 0);
 	cr_assert_eq(nm.line, 40);
 	fr[1].pc = caller.pt + 100;
-	cr_assert_eq(luasym__frame(ls, pid, fr, 2, 1, 1, &nm), 0);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 2, 1, 1, &nm), 0);
 	cr_assert_eq(nm.line, 40);
 	fr[1].pc = pc_after(caller.pt, 10);		/* pos == sizebc: firstline + numline */
-	cr_assert_eq(luasym__frame(ls, pid, fr, 2, 1, 1, &nm), 0);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 2, 1, 1, &nm), 0);
 	cr_assert_eq(nm.line, 47);
 	/* Link types that give no name: pcall, C; and a caller frame that is not Lua. */
 	fr[1].pc = pc_after(caller.pt, 2);
 	fr[0].link = LT_LINK_PCALL;
-	cr_assert_eq(luasym__frame(ls, pid, fr, 2, 0, 0, &nm), 0);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 2, 0, 0, &nm), 0);
 	cr_assert_str_eq(nm.name, "util.lua:12");
 	cr_assert_null(nm.what);
 	fr[0].link = LT_LINK_LUA;
 	fr[1].kind = LT_LUA_C;
-	cr_assert_eq(luasym__frame(ls, pid, fr, 2, 0, 0, &nm), 0);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 2, 0, 0, &nm), 0);
 	cr_assert_str_eq(nm.func, "util.lua:12");
 	/* A C function called from Lua: no name, but the call site's. */
 	fr[1].kind = LT_LUA_LUA;
 	fr[0] = (struct lt_lua_frame){ .fn = 1, .addr = 0x401000, .kind = LT_LUA_C,
 				       .ffid = 1, .link = LT_LINK_LUA };
-	cr_assert_eq(luasym__frame(ls, pid, fr, 2, 0, 0, &nm), 0);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 2, 0, 0, &nm), 0);
 	cr_assert_null(nm.name);
 	cr_assert_str_eq(nm.func, "handler");
-	luasym__delete(ls);
+	luanames__delete(ls);
 }
 
 /* A PC past the bytecode: &T->startins + 1 of a trace that starts at a RET. */
@@ -406,7 +426,7 @@ Test(luasym, trace_exit_pc)
 				.nbc = 5, .lineinfo = li };
 	uint8_t *t = f.m + 6000;
 	struct lt_lua_frame fr;
-	struct luasym *ls = luasym__new();
+	struct luanames *ls = luanames__new();
 	struct luaname nm;
 
 	fake_proto(&f, &sp);
@@ -415,22 +435,22 @@ Test(luasym, trace_exit_pc)
 	put64(t, 72, f.pt + 104 + 4 * 3);	/* startpc: pos 3 */
 	put32(t, 80, ins_ad(LVM_BC_RET1, 0, 2));
 	fr = lua_fr(f.pt, (uint64_t)(uintptr_t)(t + 84), LT_LINK_C);
-	cr_assert_eq(luasym__frame(ls, getpid(), &fr, 1, 0, 1, &nm), 0);
+	cr_assert_eq(luanames__frame(ls, getpid(), reader_of(getpid()), &fr, 1, 0, 1, &nm), 0);
 	cr_assert_eq(nm.line, 7 + 3);
 	put32(t, 80, ins_ad(LVM_BC_CALL, 0, 2));	/* not after a RET: unknown, firstline */
-	cr_assert_eq(luasym__frame(ls, getpid(), &fr, 1, 0, 1, &nm), 0);
+	cr_assert_eq(luanames__frame(ls, getpid(), reader_of(getpid()), &fr, 1, 0, 1, &nm), 0);
 	cr_assert_eq(nm.line, 7);
 	put32(t, 80, ins_ad(LVM_BC_RET1, 0, 2));
 	put64(t, 64, f.pt + 8);			/* another proto's trace */
-	cr_assert_eq(luasym__frame(ls, getpid(), &fr, 1, 0, 1, &nm), 0);
+	cr_assert_eq(luanames__frame(ls, getpid(), reader_of(getpid()), &fr, 1, 0, 1, &nm), 0);
 	cr_assert_eq(nm.line, 7);
-	luasym__delete(ls);
+	luanames__delete(ls);
 }
 
 /* luastr__read of the string at m in this process. */
 static int str_at(const uint8_t *m, int *lay, size_t off, char *buf, size_t cap, size_t *len)
 {
-	return luastr__read(getpid(), (uint64_t)(uintptr_t)m, lay, off, buf, cap, len);
+	return luastr__read(reader_of(getpid()), (uint64_t)(uintptr_t)m, lay, off, buf, cap, len);
 }
 
 /* Both GCstr layouts, told or found out. */
@@ -482,7 +502,7 @@ Test(luasym, many_protos)
 	uint8_t *m = aligned_alloc(16, (size_t)N * SZ + 64);
 	uint8_t str[40] = { 0 };
 	struct lt_lua_frame fr[2];
-	struct luasym *ls = luasym__new();
+	struct luanames *ls = luanames__new();
 	struct luaname nm;
 	uint32_t len = 5;
 
@@ -508,10 +528,10 @@ Test(luasym, many_protos)
 	for (uint32_t i = 0; i < N; i++) {
 		fr[0] = lua_fr((uint64_t)(uintptr_t)(m + (size_t)i * SZ), 0, LT_LINK_LUA);
 		fr[1] = lua_fr((uint64_t)(uintptr_t)(m + (size_t)(N - 1 - i) * SZ), 0, LT_LINK_C);
-		cr_assert_eq(luasym__frame(ls, getpid(), fr, 2, i % 2, 0, &nm), 0);
+		cr_assert_eq(luanames__frame(ls, getpid(), reader_of(getpid()), fr, 2, i % 2, 0, &nm), 0);
 		cr_assert_eq(nm.firstline, (int)(i % 2 ? N - i : i + 1), "%u", i);
 	}
-	luasym__delete(ls);
+	luanames__delete(ls);
 	free(m);
 }
 
@@ -533,50 +553,50 @@ Test(luasym, chunk_names)
 		{ "table.lua", -1, "[builtin:table.lua]" },
 	};
 	struct lt_lua_frame fr;
-	struct luasym *ls = luasym__new();
+	struct luanames *ls = luanames__new();
 	struct luaname nm;
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		fake_leaf(&f, t[i].chunk, t[i].first);
 		fr = lua_fr(f.pt, 0, LT_LINK_C);
-		luasym__forget(ls, getpid());	/* same address, so drop the cache */
-		cr_assert_eq(luasym__frame(ls, getpid(), &fr, 1, 0, 0, &nm), 0, "%zu", i);
+		luanames__forget(ls, getpid());	/* same address, so drop the cache */
+		cr_assert_eq(luanames__frame(ls, getpid(), reader_of(getpid()), &fr, 1, 0, 0, &nm), 0, "%zu", i);
 		cr_assert_str_eq(nm.name, t[i].want);
 		cr_assert_str_eq(nm.func, t[i].want);
 	}
-	luasym__delete(ls);
+	luanames__delete(ls);
 }
 
 Test(luasym, revalidation)
 {
 	static struct fake f;
 	struct lt_lua_frame fr[1];
-	struct luasym *ls = luasym__new();
+	struct luanames *ls = luanames__new();
 	struct luaname a, b;
 	int pid = getpid();
 
 	fake_leaf(&f, "@one.lua", 10);
 	fr[0] = lua_fr(f.pt, 0, LT_LINK_C);
-	cr_assert_eq(luasym__frame(ls, pid, fr, 1, 0, 0, &a), 0);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &a), 0);
 	cr_assert_str_eq(a.name, "one.lua:10");
 	/* The GC freed it and put another proto at the same address. */
 	fake_leaf(&f, "@two.lua", 20);
-	cr_assert_eq(luasym__frame(ls, pid, fr, 1, 0, 0, &b), 0);	/* index 0 again */
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &b), 0);	/* index 0 again */
 	cr_assert_str_eq(b.name, "two.lua:20");
 	cr_assert_str_eq(a.name, "one.lua:10");		/* names handed out stay valid */
 	/* Now garbage at that address: an error, then good again. */
 	f.m[9] = 8;
-	cr_assert_eq(luasym__frame(ls, pid, fr, 1, 0, 0, &b), -EINVAL);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &b), -EINVAL);
 	cr_assert_str_eq(b.name, "[lua:?]");
 	f.m[9] = 7;
-	cr_assert_eq(luasym__frame(ls, pid, fr, 1, 0, 0, &b), 0);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &b), 0);
 	cr_assert_str_eq(b.name, "two.lua:20");
 	/* A gc mark or a trace number changing is not a new proto. */
 	f.m[8] ^= 3;
 	f.m[62] = 5;
-	cr_assert_eq(luasym__frame(ls, pid, fr, 1, 0, 0, &b), 0);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &b), 0);
 	cr_assert_str_eq(b.name, "two.lua:20");
-	luasym__delete(ls);
+	luanames__delete(ls);
 }
 
 Test(luasym, garbage)
@@ -584,7 +604,7 @@ Test(luasym, garbage)
 	static struct fake f;
 	static uint8_t junk[4096];
 	struct lt_lua_frame fr[2];
-	struct luasym *ls = luasym__new();
+	struct luanames *ls = luanames__new();
 	struct luaname nm;
 	int pid = getpid();
 	uint64_t s = 0x9e3779b97f4a7c15ull;
@@ -593,15 +613,15 @@ Test(luasym, garbage)
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		fr[0] = lua_fr(bad[i], bad[i] + 108, LT_LINK_LUA);
-		cr_assert_lt(luasym__frame(ls, pid, fr, 1, 0, 1, &nm), 0, "%#" PRIx64, bad[i]);
+		cr_assert_lt(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 1, &nm), 0, "%#" PRIx64, bad[i]);
 		cr_assert_str_eq(nm.name, "[lua:?]");
 	}
 	fr[0] = lua_fr((uint64_t)(uintptr_t)junk, 0, LT_LINK_LUA);
-	cr_assert_eq(luasym__frame(ls, pid, fr, 1, 0, 0, &nm), -EINVAL);
-	cr_assert_eq(luasym__frame(ls, pid, fr, 0, 0, 0, &nm), -EINVAL);	/* i >= n */
-	cr_assert_eq(luasym__frame(ls, pid, NULL, 1, 0, 0, &nm), -EINVAL);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &nm), -EINVAL);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 0, 0, 0, &nm), -EINVAL);	/* i >= n */
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), NULL, 1, 0, 0, &nm), -EINVAL);
 	fr[0].kind = 99;
-	cr_assert_eq(luasym__frame(ls, pid, fr, 1, 0, 0, &nm), -EINVAL);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &nm), -EINVAL);
 	/* Absurd sizebc, sizept, debug pointers, chunk name, header op. */
 	for (int c = 0; c < 9; c++) {
 		fake_leaf(&f, "@x.lua", 1);
@@ -616,15 +636,15 @@ Test(luasym, garbage)
 		case 7: put32(f.m, 104, LVM_BC_MOV); break;
 		case 8: put32(f.m, 76, 0x80000000u); break;
 		}
-		luasym__forget(ls, pid);
+		luanames__forget(ls, pid);
 		fr[0] = lua_fr(f.pt, pc_after(f.pt, 1), LT_LINK_C);
-		cr_assert_lt(luasym__frame(ls, pid, fr, 1, 0, 1, &nm), 0, "case %d", c);
+		cr_assert_lt(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 1, &nm), 0, "case %d", c);
 	}
 	/* A chunk name that is not a string. */
 	fake_leaf(&f, "@x.lua", 1);
 	f.m[12288 + 9] = 5;
-	luasym__forget(ls, pid);
-	cr_assert_eq(luasym__frame(ls, pid, fr, 1, 0, 0, &nm), -EINVAL);
+	luanames__forget(ls, pid);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &nm), -EINVAL);
 	/* Random header bytes, random PCs, caller pairs: 0 or -errno, never a crash. */
 	for (int r = 0; r < 3000; r++) {
 		struct fake_spec sp;
@@ -644,48 +664,48 @@ Test(luasym, garbage)
 			else
 				put32(f.m, (s >> 8 & 127) & ~3u, (uint32_t)(s >> 24) % 512);
 		}
-		luasym__forget(ls, pid);
+		luanames__forget(ls, pid);
 		fr[0] = lua_fr(f.pt + (s >> 60 == 0 ? 8 : 0), f.pt + (s >> 40) % 160, LT_LINK_LUA);
 		fr[1] = lua_fr(f.pt, pc_after(f.pt, (uint32_t)(s >> 50) % 5), LT_LINK_C);
-		err = luasym__frame(ls, pid, fr, 2, 0, (int)(s >> 33 & 1), &nm);
+		err = luanames__frame(ls, pid, reader_of(pid), fr, 2, 0, (int)(s >> 33 & 1), &nm);
 		cr_assert(err == 0 || (err < 0 && !strcmp(nm.name, "[lua:?]")));
-		err = luasym__frame(ls, pid, fr, 2, 1, 1, &nm);
+		err = luanames__frame(ls, pid, reader_of(pid), fr, 2, 1, 1, &nm);
 		cr_assert(err <= 0);
 	}
-	luasym__delete(ls);
+	luanames__delete(ls);
 }
 
 Test(luasym, fast_functions)
 {
 	struct lt_lua_frame fr = { .kind = LT_LUA_FAST, .ffid = 89, .link = LT_LINK_LUA };
-	struct luasym *ls = luasym__new();
+	struct luanames *ls = luanames__new();
 	struct luaname nm;
 
-	luasym__set_build(ls, 100, 0, 1);
-	cr_assert_eq(luasym__frame(ls, 100, &fr, 1, 0, 0, &nm), 0);
+	luanames__set_build(ls, 100, build_of(0));
+	cr_assert_eq(luanames__frame(ls, 100, reader_of(100), &fr, 1, 0, 0, &nm), 0);
 	cr_assert_str_eq(nm.name, "string.format");
-	luasym__set_build(ls, 100, 1, 1);
+	luanames__set_build(ls, 100, build_of(1));
 	fr.ffid = 91;
-	cr_assert_eq(luasym__frame(ls, 100, &fr, 1, 0, 0, &nm), 0);
+	cr_assert_eq(luanames__frame(ls, 100, reader_of(100), &fr, 1, 0, 0, &nm), 0);
 	cr_assert_str_eq(nm.name, "string.format");
 	fr.ffid = 38;
-	cr_assert_eq(luasym__frame(ls, 100, &fr, 1, 0, 0, &nm), 0);
+	cr_assert_eq(luanames__frame(ls, 100, reader_of(100), &fr, 1, 0, 0, &nm), 0);
 	cr_assert_str_eq(nm.name, "thread.exdata");
-	luasym__set_build(ls, 100, -1, 1);	/* unknown flavour: only the common names */
-	cr_assert_eq(luasym__frame(ls, 100, &fr, 1, 0, 0, &nm), 0);
+	luanames__set_build(ls, 100, build_of(-1));	/* unknown flavour: only the common names */
+	cr_assert_eq(luanames__frame(ls, 100, reader_of(100), &fr, 1, 0, 0, &nm), 0);
 	cr_assert_str_eq(nm.name, "[builtin#38]");
 	fr.ffid = 29;
-	cr_assert_eq(luasym__frame(ls, 100, &fr, 1, 0, 0, &nm), 0);
+	cr_assert_eq(luanames__frame(ls, 100, reader_of(100), &fr, 1, 0, 0, &nm), 0);
 	cr_assert_str_eq(nm.name, "print");
 	fr.ffid = 250;
-	luasym__set_build(ls, 100, 1, 1);
-	cr_assert_eq(luasym__frame(ls, 100, &fr, 1, 0, 0, &nm), 0);
+	luanames__set_build(ls, 100, build_of(1));
+	cr_assert_eq(luanames__frame(ls, 100, reader_of(100), &fr, 1, 0, 0, &nm), 0);
 	cr_assert_str_eq(nm.name, "[builtin#250]");
 	fr.kind = LT_LUA_COROUTINE;
-	cr_assert_eq(luasym__frame(ls, 100, &fr, 1, 0, 0, &nm), 0);
+	cr_assert_eq(luanames__frame(ls, 100, reader_of(100), &fr, 1, 0, 0, &nm), 0);
 	cr_assert_str_eq(nm.name, "[coroutine]");
-	luasym__forget(ls, 100);
-	luasym__delete(ls);
+	luanames__forget(ls, 100);
+	luanames__delete(ls);
 }
 
 /* -- Live LuaJIT processes ------------------------------------------------------ */
@@ -901,7 +921,7 @@ static uint64_t proto_of(const struct child *c, const char *name)
 }
 
 /* Name callee as called from the call site pos.caller_name. */
-static void check_call(struct luasym *ls, const struct child *c, const char *callee_name,
+static void check_call(struct luanames *ls, const struct child *c, const char *callee_name,
 		       const char *caller_name, uint8_t link, const char *func, const char *what)
 {
 	struct lt_lua_frame fr[2];
@@ -915,7 +935,7 @@ static void check_call(struct luasym *ls, const struct child *c, const char *cal
 	cr_assert_gt(pos, 0, "%s", key);
 	fr[0] = lua_fr(pt, 0, link);
 	fr[1] = lua_fr(cpt, pc_after(cpt, (uint32_t)pos), LT_LINK_C);
-	cr_assert_eq(luasym__frame(ls, c->pid, fr, 2, 0, 0, &nm), 0, "%s", callee_name);
+	cr_assert_eq(luanames__frame(ls, c->pid, reader_of(c->pid), fr, 2, 0, 0, &nm), 0, "%s", callee_name);
 	cr_assert_str_eq(nm.func, func, "%s from %s", callee_name, caller_name);
 	cr_assert_str_eq(nm.what, what, "%s from %s", callee_name, caller_name);
 	snprintf(want, sizeof(want), "%s (app.lua:%s)", func, kv(c, "first.%s", callee_name));
@@ -923,7 +943,7 @@ static void check_call(struct luasym *ls, const struct child *c, const char *cal
 }
 
 /* Check every position's line of a function against jit.util.funcinfo's. */
-static void check_lines(struct luasym *ls, const struct child *c, const char *name,
+static void check_lines(struct luanames *ls, const struct child *c, const char *name,
 			const char *chunk)
 {
 	uint64_t pt = proto_of(c, name);
@@ -935,7 +955,7 @@ static void check_lines(struct luasym *ls, const struct child *c, const char *na
 	cr_assert_gt(nbc, 1);
 	for (long pos = 0; pos < nbc; pos++) {
 		fr = lua_fr(pt, pc_after(pt, (uint32_t)pos), LT_LINK_C);
-		cr_assert_eq(luasym__frame(ls, c->pid, &fr, 1, 0, 1, &nm), 0);
+		cr_assert_eq(luanames__frame(ls, c->pid, reader_of(c->pid), &fr, 1, 0, 1, &nm), 0);
 		cr_assert_eq(nm.line, atoi(kv(c, "line.%s.%ld", name, pos)), "%s pos %ld", name,
 			     pos);
 		cr_assert_str_eq(nm.chunk, chunk);
@@ -950,7 +970,7 @@ static void check_lines(struct luasym *ls, const struct child *c, const char *na
 static void live(const char *luajit, int openresty)
 {
 	struct child c;
-	struct luasym *ls;
+	struct luanames *ls;
 	struct lt_lua_frame fr[2];
 	struct luaname nm;
 	uint64_t v, fn;
@@ -970,9 +990,9 @@ static void live(const char *luajit, int openresty)
 		child_stop(&c);
 		cr_skip_test("process_vm_readv on a child: %s", strerror(e));
 	}
-	ls = luasym__new();
+	ls = luanames__new();
 	cr_assert_not_null(ls);
-	luasym__set_build(ls, c.pid, openresty, 1);
+	luanames__set_build(ls, c.pid, build_of(openresty));
 
 	/* Call sites, as jit.p names them. */
 	check_call(ls, &c, "inner", "outer_g", LT_LINK_LUA, "inner", "global");
@@ -985,7 +1005,7 @@ static void live(const char *luajit, int openresty)
 
 	/* A Lua function on its own: chunk:firstline. */
 	fr[0] = lua_fr(proto_of(&c, "outer_g"), 0, LT_LINK_C);
-	cr_assert_eq(luasym__frame(ls, c.pid, fr, 1, 0, 0, &nm), 0);
+	cr_assert_eq(luanames__frame(ls, c.pid, reader_of(c.pid), fr, 1, 0, 0, &nm), 0);
 	cr_assert_str_eq(nm.chunk, "app.lua");
 	cr_assert_eq(nm.firstline, atoi(kv(&c, "first.outer_g")));
 	cr_assert_eq(nm.line, nm.firstline);
@@ -999,10 +1019,10 @@ static void live(const char *luajit, int openresty)
 
 	/* Chunk names: source text, a path longer than a read. */
 	fr[0] = lua_fr(proto_of(&c, "src"), 0, LT_LINK_C);
-	cr_assert_eq(luasym__frame(ls, c.pid, fr, 1, 0, 0, &nm), 0);
+	cr_assert_eq(luanames__frame(ls, c.pid, reader_of(c.pid), fr, 1, 0, 0, &nm), 0);
 	cr_assert_str_eq(nm.name, "[string \"return function() return 5 end\"]:1");
 	fr[0] = lua_fr(proto_of(&c, "long"), 0, LT_LINK_C);
-	cr_assert_eq(luasym__frame(ls, c.pid, fr, 1, 0, 0, &nm), 0);
+	cr_assert_eq(luanames__frame(ls, c.pid, reader_of(c.pid), fr, 1, 0, 0, &nm), 0);
 	cr_assert_str_eq(nm.name, "long.lua:1");
 
 	/* Fast functions: the ffid read from the GCfunc, named for this flavour. */
@@ -1013,11 +1033,11 @@ static void live(const char *luajit, int openresty)
 	cr_assert(strstr(kv(&c, "tostring.format"), "builtin#") != NULL);
 	fr[0] = (struct lt_lua_frame){ .fn = fn, .kind = LT_LUA_FAST, .ffid = ffid,
 				       .link = LT_LINK_LUA };
-	cr_assert_eq(luasym__frame(ls, c.pid, fr, 1, 0, 0, &nm), 0);
+	cr_assert_eq(luanames__frame(ls, c.pid, reader_of(c.pid), fr, 1, 0, 0, &nm), 0);
 	cr_assert_str_eq(nm.name, "string.format");
 	fn = kv_num(&c, "fn.print");
 	fr[0].ffid = (uint8_t)(peek64(c.pid, fn + 8) >> 16);
-	cr_assert_eq(luasym__frame(ls, c.pid, fr, 1, 0, 0, &nm), 0);
+	cr_assert_eq(luanames__frame(ls, c.pid, reader_of(c.pid), fr, 1, 0, 0, &nm), 0);
 	cr_assert_str_eq(nm.name, "print");
 	/* A fast function's call site (a TGETS of "format") names C functions too. */
 	fr[0] = (struct lt_lua_frame){ .fn = 1, .addr = 0x1000, .kind = LT_LUA_C, .ffid = 1,
@@ -1025,35 +1045,35 @@ static void live(const char *luajit, int openresty)
 	fr[1] = lua_fr(proto_of(&c, "outer_c"),
 		       pc_after(proto_of(&c, "outer_c"), (uint32_t)kv_num(&c, "pos.outer_c")),
 		       LT_LINK_C);
-	cr_assert_eq(luasym__frame(ls, c.pid, fr, 2, 0, 0, &nm), 0);
+	cr_assert_eq(luanames__frame(ls, c.pid, reader_of(c.pid), fr, 2, 0, 0, &nm), 0);
 	cr_assert_null(nm.name);
 	cr_assert_str_eq(nm.func, "format");
 
 	/* Not protos: a GCfunc, an address inside a proto. */
 	fr[0] = lua_fr(kv_num(&c, "fn.inner"), 0, LT_LINK_C);
-	cr_assert_eq(luasym__frame(ls, c.pid, fr, 1, 0, 0, &nm), -EINVAL);
+	cr_assert_eq(luanames__frame(ls, c.pid, reader_of(c.pid), fr, 1, 0, 0, &nm), -EINVAL);
 	fr[0] = lua_fr(proto_of(&c, "inner") + 8, 0, LT_LINK_C);
-	cr_assert_eq(luasym__frame(ls, c.pid, fr, 1, 0, 0, &nm), -EINVAL);
+	cr_assert_eq(luanames__frame(ls, c.pid, reader_of(c.pid), fr, 1, 0, 0, &nm), -EINVAL);
 
 	/* The GCstr layout found from the first chunk name. */
-	luasym__forget(ls, c.pid);
+	luanames__forget(ls, c.pid);
 	fr[0] = lua_fr(proto_of(&c, "inner"), 0, LT_LINK_LUA);
 	fr[1] = lua_fr(proto_of(&c, "outer_g"),
 		       pc_after(proto_of(&c, "outer_g"), (uint32_t)kv_num(&c, "pos.outer_g")),
 		       LT_LINK_C);
-	cr_assert_eq(luasym__frame(ls, c.pid, fr, 2, 0, 0, &nm), 0);
+	cr_assert_eq(luanames__frame(ls, c.pid, reader_of(c.pid), fr, 2, 0, 0, &nm), 0);
 	cr_assert_str_eq(nm.func, "inner");
 	cr_assert_str_eq(nm.chunk, "app.lua");
 
 	/* A process that is gone. */
-	luasym__forget(ls, c.pid);
+	luanames__forget(ls, c.pid);
 	kill(c.pid, SIGKILL);
 	waitpid(c.pid, NULL, 0);
-	cr_assert_lt(luasym__frame(ls, c.pid, fr, 2, 0, 0, &nm), 0);
+	cr_assert_lt(luanames__frame(ls, c.pid, reader_of(c.pid), fr, 2, 0, 0, &nm), 0);
 	cr_assert_str_eq(nm.name, "[lua:?]");
 	c.pid = 0;
 	child_stop(&c);
-	luasym__delete(ls);
+	luanames__delete(ls);
 }
 
 Test(luasym, live_openresty)

@@ -6,8 +6,8 @@
 ** local copies of the caller's bytecode and debug info, never trusts them.
 */
 
-#ifndef _LUATOP_SYMBOLIZE_LUABC_H
-#define _LUATOP_SYMBOLIZE_LUABC_H
+#ifndef LUATOP_LUA_BC_H
+#define LUATOP_LUA_BC_H
 
 #include <stddef.h>
 #include <stdint.h>
