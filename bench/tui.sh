@@ -9,7 +9,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/.output/bench
 mkdir -p "$out"
 ${CC:-cc} -O2 -g -std=gnu11 -D_GNU_SOURCE -DLUATOP_VERSION='"bench"' -Wall -Wextra -Werror \
-	-Wno-unused-parameter -I"$top" "$top/bench/tui_render.c" "$top"/profile/*.c \
+	-Wno-unused-parameter -I"$top" "$top/bench/tui_render.c" "$top"/profile/*.c "$top"/base/*.c \
 	"$top"/tui/*.c -lncursesw -ltinfo -lz -lm -o "$out/tui_render"
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
 TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 "$out/tui_render" "$@" 2>&1

@@ -21,7 +21,7 @@
 #include "cli/options.h"
 #include "cli/session.h"
 #include "cli/view.h"
-#include "profile/folded.h"
+#include "export/folded.h"
 #include "profile/stacks.h"
 #include "target/proc.h"
 

@@ -17,7 +17,8 @@
 #include "cli/session.h"
 #include "cli/view.h"
 #include "profile/calltree.h"
-#include "profile/folded.h"
+#include "export/folded.h"
+#include "export/output.h"
 #include "merge/merge.h"
 #include "profile/frames.h"
 #include "profile/stacks.h"
@@ -29,6 +30,33 @@
 static void say(int error, const char *msg)
 {
 	lt_log(error ? LT_LOG_ERROR : LT_LOG_INFO, "%s", msg);
+}
+
+/* The view's snapshots (s): folded stacks in a new file of the current directory. */
+static int save(const struct tui_feed *f, const struct calltree *t, uint32_t top,
+		enum ct_window w, int fallback_only, char *path, size_t pathsz, uint64_t *total)
+{
+	char stem[128];
+	FILE *out;
+	int fd, err;
+
+	snprintf(stem, sizeof(stem), "luatop-%s", f->snapname);
+	fd = output__create_stamped(stem, "folded", path, pathsz);
+	if (fd < 0)
+		return fd;
+	out = fdopen(fd, "w");
+	if (!out) {
+		err = -errno;
+		close(fd);
+		unlink(path);
+		return err;
+	}
+	err = folded__write_tree(out, f->frames, t, top, w, fallback_only, total);
+	if (fclose(out) && !err)
+		err = -errno;
+	if (err)
+		unlink(path);
+	return err;
 }
 
 /* -- A session ---------------------------------------------------------- */
@@ -79,7 +107,7 @@ int view__live(struct session *s)
 		.delay = o->delay, .window = o->window, .raw = o->raw,
 		.frames = collector__frames(s->collector), .tree = { m, r },
 		.fd = sampler__fd(s->sampler), .pump = live_pump, .stats = live_stats, .ctx = s,
-		.stop = s->stop, .say = say,
+		.stop = s->stop, .say = say, .save = save,
 	};
 
 	session__describe(s, who, sizeof(who));
@@ -149,7 +177,7 @@ int view__file(const struct options *o, volatile sig_atomic_t *stop)
 	}
 	rc = tui__run(&(struct tui_feed){
 		.who = o->input, .snapname = "file", .delay = o->delay, .window = o->window,
-		.frames = ft, .tree = { t, t }, .fd = -1, .stop = stop, .say = say,
+		.frames = ft, .tree = { t, t }, .fd = -1, .stop = stop, .say = say, .save = save,
 	});
 out:
 	if (in)

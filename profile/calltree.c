@@ -23,7 +23,6 @@
 #include <string.h>
 
 #include "profile/calltree.h"
-#include "profile/folded.h"
 
 #define NS		1000000000ull
 #define RESCALE_EXP	64.0	/* rescale decay sums when 2^((t-t0)/H) passes 2^64 */
@@ -660,38 +659,5 @@ int calltree__to_stacks(const struct calltree *t, uint32_t top, enum ct_window w
 		x = t->node[x].next;
 	}
 	free(path);
-	return err;
-}
-
-/* stacktab__foreach callback: sum the counts of non-empty stacks. */
-static int ct_sum(const uint32_t *frames, uint32_t n, uint64_t count, void *ctx)
-{
-	uint64_t *total = ctx;
-
-	(void)frames;
-	if (n)
-		*total = sat_add(*total, count);
-	return 0;
-}
-
-/* Top's subtree as folded stacks to f. */
-int calltree__write_folded(const struct calltree *t, uint32_t top, enum ct_window w,
-			   int fallback_only, const struct frametab *ft, FILE *f,
-			   uint64_t *total)
-{
-	struct stacktab *st = stacktab__new();
-	uint64_t sum = 0;
-	int err;
-
-	if (!st)
-		return -ENOMEM;
-	err = calltree__to_stacks(t, top, w, fallback_only, st);
-	if (!err)
-		err = folded__write(f, ft, st);
-	if (!err)
-		stacktab__foreach(st, ct_sum, &sum);
-	if (total)
-		*total = sum;
-	stacktab__delete(st);
 	return err;
 }

@@ -1,14 +1,13 @@
 /*
 ** Call tree: samples as a tree of frame paths, counted for three time
 ** windows at once (cumulative, the last N seconds, decaying), so the view
-** can switch windows instantly. Pure: no I/O beyond folded export to a FILE.
+** can switch windows instantly. Pure: no I/O.
 */
 
 #ifndef _LUATOP_PROFILE_CALLTREE_H
 #define _LUATOP_PROFILE_CALLTREE_H
 
 #include <stdint.h>
-#include <stdio.h>
 
 #include "profile/frames.h"
 #include "profile/stacks.h"
@@ -102,12 +101,5 @@ uint32_t calltree__find(const struct calltree *t, const uint32_t *path, uint32_t
 */
 int calltree__to_stacks(const struct calltree *t, uint32_t top, enum ct_window w,
 			int fallback_only, struct stacktab *out);
-/*
-** The same, written as folded stacks (profile/folded) to f. *total (may be
-** NULL) gets the number of samples written. 0 or -errno.
-*/
-int calltree__write_folded(const struct calltree *t, uint32_t top, enum ct_window w,
-			   int fallback_only, const struct frametab *ft, FILE *f,
-			   uint64_t *total);
 
 #endif

@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <regex.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -42,6 +42,12 @@ struct tui_feed {
 	volatile sig_atomic_t *stop;	/* set by SIGINT/SIGTERM/SIGHUP */
 	void (*say)(int error, const char *msg);	/* a line for the user, once the
 							   terminal is restored */
+	/* Save what is shown (top's subtree in window w, fallback samples only or
+	** all) as luatop-<snapname>-<time>.folded: 0, or -errno; the file's name
+	** in path (also on failure, when known), the samples written in *total. */
+	int (*save)(const struct tui_feed *f, const struct calltree *t, uint32_t top,
+		    enum ct_window w, int fallback_only, char *path, size_t pathsz,
+		    uint64_t *total);
 };
 
 /*

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/folded.h"
+#include "export/folded.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

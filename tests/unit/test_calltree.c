@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "profile/calltree.h"
-#include "profile/folded.h"
+#include "export/folded.h"
 #include "profile/frames.h"
 #include "profile/stacks.h"
 
@@ -66,7 +66,7 @@ static char *folded(const struct calltree *t, uint32_t top, enum ct_window win, 
 	FILE *f = open_memstream(&p, &n);
 
 	cr_assert_not_null(f);
-	cr_assert_eq(calltree__write_folded(t, top, win, fb, ft, f, total), 0);
+	cr_assert_eq(folded__write_tree(f, ft, t, top, win, fb, total), 0);
 	cr_assert_eq(fclose(f), 0);
 	return p;
 }

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/folded.h"
+#include "export/folded.h"
 #include "profile/frames.h"
 #include "profile/stacks.h"
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/folded.h"
+#include "export/folded.h"
 
 #define KSUFFIX		"_[k]"
 #define JSUFFIX		"_[j]"
@@ -537,4 +537,36 @@ int folded__read(FILE *f, struct frametab *ft, struct stacktab *st, char *err, s
 	free(r.line);
 	free(r.ids);
 	return ret;
+}
+
+/* stacktab__foreach callback: sum the counts of non-empty stacks. */
+static int sum_stacks(const uint32_t *frames, uint32_t n, uint64_t count, void *ctx)
+{
+	uint64_t *total = ctx;
+
+	(void)frames;
+	if (n && (*total += count) < count)
+		*total = UINT64_MAX;
+	return 0;
+}
+
+/* Top's subtree of a call tree as folded stacks to f. */
+int folded__write_tree(FILE *f, const struct frametab *ft, const struct calltree *t,
+		       uint32_t top, enum ct_window w, int fallback_only, uint64_t *total)
+{
+	struct stacktab *st = stacktab__new();
+	uint64_t sum = 0;
+	int err;
+
+	if (!st)
+		return -ENOMEM;
+	err = calltree__to_stacks(t, top, w, fallback_only, st);
+	if (!err)
+		err = folded__write(f, ft, st);
+	if (!err)
+		stacktab__foreach(st, sum_stacks, &sum);
+	if (total)
+		*total = sum;
+	stacktab__delete(st);
+	return err;
 }

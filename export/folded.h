@@ -2,12 +2,13 @@
 ** Folded stacks ("collapsed", Brendan Gregg): export and import.
 */
 
-#ifndef _LUATOP_PROFILE_FOLDED_H
-#define _LUATOP_PROFILE_FOLDED_H
+#ifndef LUATOP_EXPORT_FOLDED_H
+#define LUATOP_EXPORT_FOLDED_H
 
 #include <stddef.h>
 #include <stdio.h>
 
+#include "profile/calltree.h"
 #include "profile/frames.h"
 #include "profile/stacks.h"
 
@@ -44,5 +45,14 @@ size_t folded__sanitize(const char *name, char *out, size_t outsz);
 ** give -errno, out of memory -ENOMEM. Lines before the bad one stay added.
 */
 int folded__read(FILE *f, struct frametab *ft, struct stacktab *st, char *err, size_t errlen);
+
+/*
+** The subtree of top in call tree t as folded stacks (top's ancestors included),
+** with the self samples of each node in window w (rounded in CT_DECAY);
+** fallback_only keeps the CT_FALLBACK samples only. *total (may be NULL) gets
+** the number of samples written. 0 or -errno.
+*/
+int folded__write_tree(FILE *f, const struct frametab *ft, const struct calltree *t,
+		       uint32_t top, enum ct_window w, int fallback_only, uint64_t *total);
 
 #endif
