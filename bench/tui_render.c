@@ -67,7 +67,7 @@ static struct frametab *make_frames(void)
 				 k == FRAME_KERNEL ? "kernel" : "native", i);
 		frametab__intern(ft, k, name, NULL);
 	}
-	frametab__intern(ft, FRAME_SPECIAL, "[fallback]", NULL);
+	frametab__special(ft, SPECIAL_FALLBACK);
 	return ft;
 }
 

@@ -233,7 +233,7 @@ static long walk_step(__u32 i, void *unused)
 
 	rc = vm_frame(w, n);
 	if (rc < 0) {
-		rc = lt_uw_find_rule(NULL, w->slot, lt_uw_lookup_pc(w->r.pc, w->how), &rule,
+		rc = lt_uw_find_rule(NULL, w->slot, lt_frame_pc(w->r.pc, w->how), &rule,
 				     &row);
 		/* Code without tables: a JIT trace if the cframe rule finds its VM frame. */
 		if (rc == LT_STOP__COUNT && rule.kind == LT_UW_FP && w->lua_on &&

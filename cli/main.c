@@ -16,7 +16,7 @@
 #include "bpf/loader.h"
 #include "bpf/tables.h"
 #include "cli/capture.h"
-#include "cli/collect.h"
+#include "collect/collect.h"
 #include "merge/merge.h"
 #include "cli/options.h"
 #include "cli/session.h"

@@ -6,7 +6,7 @@
 #include "base/log.h"
 #include "bpf/loader.h"
 #include "bpf/tables.h"
-#include "cli/collect.h"
+#include "collect/collect.h"
 #include "lua/detect.h"
 #include "cli/session.h"
 

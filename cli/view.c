@@ -12,7 +12,7 @@
 
 #include "base/log.h"
 #include "bpf/loader.h"
-#include "cli/collect.h"
+#include "collect/collect.h"
 #include "cli/options.h"
 #include "cli/session.h"
 #include "cli/view.h"
@@ -78,11 +78,7 @@ static void live_stats(void *ctx, struct tui_stats *st)
 
 	st->received = cs->samples;
 	st->lost = session__lost(s);
-	st->vm[TUI_VM_JIT] = cs->vm[COLLECT_VM_JIT];
-	st->vm[TUI_VM_INTERP] = cs->vm[COLLECT_VM_INTERP];
-	st->vm[TUI_VM_C] = cs->vm[COLLECT_VM_C];
-	st->vm[TUI_VM_GC] = cs->vm[COLLECT_VM_GC];
-	st->vm[TUI_VM_COMPILER] = cs->vm[COLLECT_VM_COMPILER];
+	memcpy(st->vm, cs->vm, sizeof(st->vm));
 	uint64_t top = 0;
 
 	st->fallback_why = NULL;
@@ -131,9 +127,8 @@ struct fill {
 static int fill_stack(const uint32_t *frames, uint32_t n, uint64_t count, void *ctx)
 {
 	struct fill *fl = ctx;
-	const struct frame *root = n ? frametab__get(fl->ft, frames[0]) : NULL;
-	unsigned flags = root && root->kind == FRAME_SPECIAL &&
-			 !strcmp(root->name, "[fallback]") ? CT_FALLBACK : 0;
+	unsigned flags = n && frametab__is_special(fl->ft, frames[0], SPECIAL_FALLBACK) ?
+			 CT_FALLBACK : 0;
 
 	return calltree__add(fl->t, frames, n, count, 0, flags);
 }

@@ -449,7 +449,7 @@ static int rd_frame(struct rd *r, char *name, size_t len)
 		kind = FRAME_KERNEL;
 	else if (len > SUFFIX_LEN && !memcmp(name + len - SUFFIX_LEN, JSUFFIX, SUFFIX_LEN))
 		kind = FRAME_LUA_JIT;
-	else if (!strcmp(name, "[fallback]") || !strcmp(name, "-"))
+	else if (!strcmp(name, frame__special_name(SPECIAL_FALLBACK)) || !strcmp(name, "-"))
 		kind = FRAME_SPECIAL;
 	if (kind == FRAME_KERNEL || kind == FRAME_LUA_JIT)
 		name[len - SUFFIX_LEN] = '\0';

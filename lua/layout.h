@@ -43,7 +43,9 @@
 #define LT_LJ_CFRAME_CHAIN		8	/* cframes searched per VM frame */
 #define LT_LJ_CFRAME_REACH		65536	/* a cframe lies within this above sp */
 
-#define LT_LJ_VMST_INTERP		(-1)
+#define LT_LJ_VMST_INTERP	(-1)	/* G->vmstate: ~LJ_VMST_INTERP; >= 0 a trace */
+#define LT_LJ_VMST_C		(-2)	/* a C function (lj_vm_ffi_call, lua_CFunction) */
+#define LT_LJ_VMST_GC		(-3)	/* the collector; < -3: exit, record, opt, asm */
 #define LT_LJ_TRACE_STARTPC	72	/* GCtrace: MRef to the bytecode it starts at */
 #define LT_LJ_TRACE_MAX		65536	/* trace numbers are 16 bits */
 

@@ -20,6 +20,13 @@
 #define FT_SLOTS_MAX	(1u << 31)
 #define FT_ID_MAX	(UINT32_MAX - 1)	/* UINT32_MAX is the error value */
 
+static const char *const special_names[SPECIAL__COUNT] = {
+	[SPECIAL_FALLBACK] = "[fallback]",
+	[SPECIAL_LUA] = "[lua]",
+	[SPECIAL_UNKNOWN] = "[unknown]",
+	[SPECIAL_COROUTINE] = "[coroutine]",
+};
+
 struct ft_ent {
 	struct frame f;		/* what frametab__get returns */
 	uint32_t hash;		/* of (kind, name, module), kept for rehashing */
@@ -33,6 +40,7 @@ struct frametab {
 	uint32_t *slots;	/* id + 1, 0 = empty */
 	uint32_t mask;		/* number of slots - 1 */
 	struct strpool strs;	/* names and modules, interned */
+	uint32_t special[SPECIAL__COUNT];	/* id + 1 of each special frame; 0: not yet */
 };
 
 /* -- Hash table --------------------------------------------------------- */
@@ -170,6 +178,14 @@ void frametab__delete(struct frametab *t)
 	free(t);
 }
 
+/* A special frame interned by name (a folded file's "[fallback]"): remember its id. */
+static void note_special(struct frametab *t, const char *name, uint32_t id)
+{
+	for (int s = 0; s < SPECIAL__COUNT; s++)
+		if (!t->special[s] && !strcmp(name, special_names[s]))
+			t->special[s] = id + 1;
+}
+
 /* Id of (kind, name, module), interning it if new; UINT32_MAX on failure. */
 uint32_t frametab__intern(struct frametab *t, enum frame_kind kind, const char *name,
 			  const char *module)
@@ -205,6 +221,8 @@ uint32_t frametab__intern(struct frametab *t, enum frame_kind kind, const char *
 		return UINT32_MAX;	/* interned strings stay in the pool until delete */
 	e->hash = h;
 	t->slots[i] = ++t->n;
+	if (kind == FRAME_SPECIAL && !module)
+		note_special(t, name, t->n - 1);
 	return t->n - 1;
 }
 
@@ -218,4 +236,30 @@ const struct frame *frametab__get(const struct frametab *t, uint32_t id)
 uint32_t frametab__count(const struct frametab *t)
 {
 	return t->n;
+}
+
+/* -- Special frames ----------------------------------------------------- */
+
+const char *frame__special_name(enum frame_special s)
+{
+	return (unsigned)s < SPECIAL__COUNT ? special_names[s] : "[?]";
+}
+
+uint32_t frametab__special(struct frametab *t, enum frame_special s)
+{
+	uint32_t id;
+
+	if ((unsigned)s >= SPECIAL__COUNT)
+		return UINT32_MAX;
+	if (t->special[s])
+		return t->special[s] - 1;
+	id = frametab__intern(t, FRAME_SPECIAL, special_names[s], NULL);
+	if (id != UINT32_MAX)
+		t->special[s] = id + 1;
+	return id;
+}
+
+int frametab__is_special(const struct frametab *t, uint32_t id, enum frame_special s)
+{
+	return (unsigned)s < SPECIAL__COUNT && t->special[s] && t->special[s] - 1 == id;
 }

@@ -13,8 +13,17 @@ enum frame_kind {
 	FRAME_LUA,		/* Lua function */
 	FRAME_LUA_JIT,		/* Lua function running as a JIT trace */
 	FRAME_LUA_C,		/* C function / fast function called from Lua */
-	FRAME_SPECIAL,		/* synthetic: "[fallback]", "-", "[unknown]" */
+	FRAME_SPECIAL,		/* synthetic: enum frame_special, or a folded file's "-" */
 	FRAME_KIND__COUNT
+};
+
+/* The synthetic frames of the model (FRAME_SPECIAL), by role. */
+enum frame_special {
+	SPECIAL_FALLBACK,	/* "[fallback]": roots an exported stack that was not merged */
+	SPECIAL_LUA,		/* "[lua]": the Lua frames of a raw stack follow */
+	SPECIAL_UNKNOWN,	/* "[unknown]": a sample without a single frame */
+	SPECIAL_COROUTINE,	/* "[coroutine]": the frames after it ran in the resumer */
+	SPECIAL__COUNT
 };
 
 struct frame {
@@ -38,5 +47,11 @@ uint32_t frametab__intern(struct frametab *t, enum frame_kind kind, const char *
 /* The frame for id, or NULL if out of range. The pointer stays valid until frametab__delete. */
 const struct frame *frametab__get(const struct frametab *t, uint32_t id);
 uint32_t frametab__count(const struct frametab *t);
+/* The name of a special frame ("[fallback]" ...). */
+const char *frame__special_name(enum frame_special s);
+/* The id of a special frame (interned on first use), or UINT32_MAX on ENOMEM. */
+uint32_t frametab__special(struct frametab *t, enum frame_special s);
+/* Is id that special frame? (False while it has never been interned.) */
+int frametab__is_special(const struct frametab *t, uint32_t id, enum frame_special s);
 
 #endif

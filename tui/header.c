@@ -102,18 +102,21 @@ static void window_text(const struct ui *u, char *out, size_t outsz)
 /* The VM-state split, or a dash until LuaJIT's states are known. */
 static void vm_text(const struct ui *u, char *out, size_t outsz)
 {
-	static const char *const names[TUI_VM__COUNT] = { "JIT", "INT", "C", "GC", "CMP" };
+	static const char *const names[VM_STATE__COUNT] = {
+		[VM_JIT] = "JIT", [VM_INTERP] = "INT", [VM_C] = "C", [VM_GC] = "GC",
+		[VM_COMPILER] = "CMP",
+	};
 	uint64_t sum = 0;
 	size_t len;
 
-	for (int i = 0; i < TUI_VM__COUNT; i++)
+	for (int i = 0; i < VM_STATE__COUNT; i++)
 		sum += u->st.vm[i];
 	if (!sum) {
 		snprintf(out, outsz, "VM %s", u->utf8 ? "\xe2\x80\x93" : "-");
 		return;
 	}
 	len = (size_t)snprintf(out, outsz, "VM");
-	for (int i = 0; i < TUI_VM__COUNT && len < outsz; i++)
+	for (int i = 0; i < VM_STATE__COUNT && len < outsz; i++)
 		len += (size_t)snprintf(out + len, outsz - len, " %s %.0f%%", names[i],
 					100.0 * u->st.vm[i] / sum);
 }

@@ -11,14 +11,13 @@
 
 #include "profile/calltree.h"
 #include "profile/frames.h"
+#include "profile/vm.h"
 
-/* LuaJIT VM states, as jit.p -jp=v names them (N I C G J). */
-enum tui_vm { TUI_VM_JIT, TUI_VM_INTERP, TUI_VM_C, TUI_VM_GC, TUI_VM_COMPILER, TUI_VM__COUNT };
 
 struct tui_stats {
 	uint64_t received;		/* samples taken in since the start */
 	uint64_t lost;			/* samples dropped before user space */
-	uint64_t vm[TUI_VM__COUNT];	/* samples by VM state; all 0: not known */
+	uint64_t vm[VM_STATE__COUNT];	/* samples by VM state; all 0: not known */
 	const char *fallback_why;	/* the commonest reason stacks fell back; NULL: none */
 	int exited;			/* every target has exited */
 	int failed;			/* sampling stopped (out of memory) */

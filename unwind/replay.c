@@ -56,7 +56,7 @@ int uw_replay(const struct uw_snapshot *s, uint64_t *pcs, uint8_t *hows, unsigne
 		pcs[*n] = r.pc;
 		hows[*n] = how;
 		++*n;
-		rc = lt_uw_find_rule(ctx, 0, lt_uw_lookup_pc(r.pc, how), &rule, &row);
+		rc = lt_uw_find_rule(ctx, 0, lt_frame_pc(r.pc, how), &rule, &row);
 		if (rc == LT_STOP__COUNT)
 			rc = lt_uw_step(ctx, &rule, &r, &how);
 		if (rc != LT_STOP__COUNT)
@@ -69,6 +69,6 @@ long uw_replay_row(const struct uw_snapshot *s, uint64_t pc, uint8_t how)
 	struct lt_uw_rule rule;
 	__s64 row;
 
-	lt_uw_find_rule((void *)s, 0, lt_uw_lookup_pc(pc, how), &rule, &row);
+	lt_uw_find_rule((void *)s, 0, lt_frame_pc(pc, how), &rule, &row);
 	return (long)row;
 }

@@ -83,15 +83,4 @@ static LT_INLINE int lt_uw_step(void *ctx, const struct lt_uw_rule *rule,
 	return ra ? LT_STOP__COUNT : LT_STOP_COMPLETE;
 }
 
-/*
-** The pc to look a frame's rule up with: a return address points after the
-** call, which may be the first byte of the next function; step back into the
-** call. The leaf and frames entered from a signal carry exact pcs.
-*/
-static LT_INLINE __u64 lt_uw_lookup_pc(__u64 pc, __u8 how)
-{
-	how &= LT_HOW_MASK;
-	return (how == LT_HOW_LEAF || how == LT_HOW_SIGNAL) ? pc : pc - 1;
-}
-
 #endif

@@ -83,6 +83,18 @@ enum lt_frame_how {
 #define LT_HOW_F_VM	0x40	/* flag: this frame's pc is in the LuaJIT VM */
 #define LT_HOW_F_TRACE	0x80	/* flag: this frame's pc is in JIT trace code */
 
+/*
+** The address that names a user frame and finds its unwind rule: a return
+** address points after the call, which may be the first byte of the next
+** function, so step back into the call. The leaf and frames entered from a
+** signal carry exact pcs.
+*/
+static inline __attribute__((always_inline)) __u64 lt_frame_pc(__u64 pc, __u8 how)
+{
+	how &= LT_HOW_MASK;
+	return (how == LT_HOW_LEAF || how == LT_HOW_SIGNAL) ? pc : pc - 1;
+}
+
 /* Why the user-space walk ended (lt_sample.user_stop). */
 enum lt_stop {
 #define LT_STOP(name, text) LT_STOP_##name,

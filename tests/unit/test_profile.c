@@ -689,3 +689,26 @@ Test(profile, read_fuzz)
 	}
 	cr_assert_gt(ok, 500, "only %d valid", ok);	/* the generator must reach the writer */
 }
+
+/* Special frames: interned once by role, and recognised when a file names them. */
+Test(frames, special_frames)
+{
+	struct frametab *t = frametab__new(), *u = frametab__new();
+	uint32_t fb = frametab__special(t, SPECIAL_FALLBACK);
+
+	cr_assert_neq(fb, UINT32_MAX);
+	cr_assert_eq(frametab__special(t, SPECIAL_FALLBACK), fb);
+	cr_assert_str_eq(frametab__get(t, fb)->name, "[fallback]");
+	cr_assert_eq(frametab__get(t, fb)->kind, FRAME_SPECIAL);
+	cr_assert(frametab__is_special(t, fb, SPECIAL_FALLBACK));
+	cr_assert_not(frametab__is_special(t, fb, SPECIAL_LUA));
+	cr_assert_neq(frametab__special(t, SPECIAL_LUA), fb);
+	/* Interned by name (a folded file's root): still the special frame. */
+	fb = frametab__intern(u, FRAME_SPECIAL, "[fallback]", NULL);
+	cr_assert(frametab__is_special(u, fb, SPECIAL_FALLBACK));
+	cr_assert_not(frametab__is_special(u, frametab__intern(u, FRAME_NATIVE, "[lua]", NULL),
+					   SPECIAL_LUA));
+	cr_assert_str_eq(frame__special_name(SPECIAL_COROUTINE), "[coroutine]");
+	frametab__delete(t);
+	frametab__delete(u);
+}

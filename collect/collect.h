@@ -1,23 +1,23 @@
 /*
-** Collector: turns raw samples from the BPF ring buffer into symbolized,
-** interned stacks in the profile. Symbolization happens as samples arrive,
-** so the profile stays complete after the target exits.
+** The pipeline from the ring buffer to the profile: each sample's frames named
+** (native, kernel, Lua), its stacks merged (merge/), both the merged and the raw
+** stack added to the profile's stack tables (export) and call trees (live view).
+** Symbolization happens as samples arrive, so the profile stays complete after
+** the target exits.
 */
 #ifndef LUATOP_COLLECT_H
 #define LUATOP_COLLECT_H
 
 #include <stdint.h>
 
+#include "merge/merge.h"
+#include "profile/vm.h"
 #include "wire/luatop.h"
 
 struct frametab;
 struct stacktab;
 struct calltree;
 struct collector;
-
-/* LuaJIT VM state of a sample (jit.p's N I C G J); counted once Lua decoding lands. */
-enum collect_vm { COLLECT_VM_JIT, COLLECT_VM_INTERP, COLLECT_VM_C, COLLECT_VM_GC,
-		  COLLECT_VM_COMPILER, COLLECT_VM__COUNT };
 
 /* The two call trees fed per sample: stacks merged, and as captured. */
 enum collect_view { COLLECT_MERGED, COLLECT_RAW, COLLECT_VIEW__COUNT };
@@ -29,11 +29,11 @@ struct collector_stats {
 	uint64_t fp_used;	/* samples with a frame-pointer fallback frame */
 	uint64_t stop[LT_STOP__COUNT];	/* why each user walk ended */
 	uint64_t fallback;	/* samples whose merge fell back */
-	uint64_t fallback_why[8];	/* by enum mg_reason (merge/reasons.def) */
+	uint64_t fallback_why[MG_REASON__COUNT];	/* by enum mg_reason */
 	uint64_t lua_samples;	/* samples of LuaJIT processes */
 	uint64_t with_lua;	/* samples that have Lua frames */
 	uint64_t with_lua_fallback;	/* ... whose merge fell back */
-	uint64_t vm[COLLECT_VM__COUNT];	/* samples by VM state; all 0 while unknown */
+	uint64_t vm[VM_STATE__COUNT];	/* LuaJIT samples by VM state */
 };
 
 /* The text of an enum lt_stop. */

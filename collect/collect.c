@@ -1,0 +1,307 @@
+/*
+** The pipeline: one sample from the ring buffer becomes two stacks of frame
+** ids in the profile, merged and raw.
+**
+**   1. gather: name every frame of the sample, root first, by source: native
+**      frames (symbolize/, cached per address), kernel frames, Lua frames
+**      (lua/names); note how each native frame was reached (VM activations).
+**   2. merge/: the merged stack (or a fallback stack and its reason) and the
+**      raw stack, as references into those arrays.
+**   3. resolve each into frame ids and add it to its view's stacktab (export)
+**      and call tree (live view).
+**
+** Symbolization happens as samples arrive, so the profile stays complete after
+** the target exits.
+*/
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect/collect.h"
+#include "collect/framecache.h"
+#include "collect/sample.h"
+#include "lua/names.h"
+#include "merge/merge.h"
+#include "profile/calltree.h"
+#include "profile/frames.h"
+#include "profile/stacks.h"
+#include "symbolize/symbolizer.h"
+#include "target/mem.h"
+
+struct collector {
+	struct symbolizer *sym;
+	struct luanames *names;	/* names of Lua frames */
+	struct framecache *cache;	/* (pid, address) -> frame */
+	int lines;		/* Lua frames per line */
+	int mark_fallback;	/* export: root fallback stacks at "[fallback]" */
+	struct frametab *frames;
+	struct stacktab *stacks[COLLECT_VIEW__COUNT];	/* merged, raw: for export */
+	struct calltree *tree[COLLECT_VIEW__COUNT];	/* merged, raw: for the live view */
+	struct collector_stats stats;
+	uint32_t pathbuf[MG_MAX_OUT + 2];	/* [0]: room for "[fallback]" */
+	uint32_t *path;		/* pathbuf + 1: the stack being added */
+	/* One sample's frames by source, root first. */
+	uint32_t nat[LT_MAX_USER], ker[LT_MAX_KERNEL], lua[LT_MAX_LUA];
+	uint8_t nat_how[LT_MAX_USER];
+	struct lt_lua_frame lua_root_first[LT_MAX_LUA];
+	struct mg_ref refs[MG_MAX_OUT];
+};
+
+static const char *const stop_texts[] = {
+#define LT_STOP(name, text) text,
+#include "wire/stops.def"
+#undef LT_STOP
+};
+
+const char *collector__stop_text(unsigned stop)
+{
+	return stop < LT_STOP__COUNT ? stop_texts[stop] : "unknown";
+}
+
+/* -- Life ---------------------------------------------------------------- */
+
+struct collector *collector__new(struct tmodel *model)
+{
+	struct collector *c = calloc(1, sizeof(*c));
+	int ok;
+
+	if (!c)
+		return NULL;
+	c->path = c->pathbuf + 1;
+	c->sym = symbolizer__new(model);
+	c->names = luanames__new();
+	c->cache = framecache__new();
+	c->frames = frametab__new();
+	ok = c->sym && c->names && c->cache && c->frames;
+	for (int v = 0; v < COLLECT_VIEW__COUNT; v++) {
+		c->stacks[v] = stacktab__new();
+		c->tree[v] = calltree__new(CT_SPAN_DEFAULT, CT_HALF_DEFAULT);
+		ok = ok && c->stacks[v] && c->tree[v];
+	}
+	if (!ok) {
+		collector__delete(c);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return c;
+}
+
+void collector__delete(struct collector *c)
+{
+	if (!c)
+		return;
+	symbolizer__delete(c->sym);
+	luanames__delete(c->names);
+	framecache__delete(c->cache);
+	frametab__delete(c->frames);
+	for (int v = 0; v < COLLECT_VIEW__COUNT; v++) {
+		stacktab__delete(c->stacks[v]);
+		calltree__delete(c->tree[v]);
+	}
+	free(c);
+}
+
+void collector__set_lines(struct collector *c, int on)
+{
+	c->lines = on;
+}
+
+void collector__set_mark_fallback(struct collector *c, int on)
+{
+	c->mark_fallback = on;
+}
+
+void collector__set_luajit(struct collector *c, int pid, const struct luabuild *b)
+{
+	luanames__set_build(c->names, pid, b);
+}
+
+void collector__forget(struct collector *c, int pid)
+{
+	framecache__forget(c->cache, pid);
+	symbolizer__forget(c->sym, pid);
+	luanames__forget(c->names, pid);
+}
+
+/* -- 1. Frames ------------------------------------------------------------ */
+
+/* The frame of a native address of pid (0: a kernel address), named once. */
+static uint32_t native_frame(struct collector *c, int32_t pid, uint64_t addr)
+{
+	struct symbol sym = { 0 };
+	uint32_t id;
+
+	if (framecache__get(c->cache, pid, addr, &id))
+		return id;
+	if (pid)
+		symbolizer__user(c->sym, pid, addr, &sym);
+	else
+		symbolizer__kernel(c->sym, addr, &sym);
+	id = frametab__intern(c->frames, pid ? FRAME_NATIVE : FRAME_KERNEL,
+			      sym.name ? sym.name : "[unknown]", sym.module);
+	if (id == UINT32_MAX || framecache__put(c->cache, pid, addr, id))
+		return UINT32_MAX;
+	return id;
+}
+
+/* The frame of Lua frame i of the sample (leaf first); jit: it ran in a trace. */
+static uint32_t lua_frame(struct collector *c, const struct lt_sample *s, unsigned nl,
+			  unsigned i, int jit)
+{
+	const struct lt_lua_frame *f = &s->lua[i];
+	struct mreader rd = tmem__reader((int)s->tgid);
+	struct luaname ln = { 0 };
+
+	if (f->kind == LT_LUA_COROUTINE)
+		return frametab__special(c->frames, SPECIAL_COROUTINE);
+	if (f->kind == LT_LUA_C)
+		return native_frame(c, (int32_t)s->tgid, f->addr);
+	luanames__frame(c->names, (int)s->tgid, &rd, s->lua, nl, i, c->lines, &ln);
+	if (!ln.name)
+		ln.name = "[lua:?]";
+	return frametab__intern(c->frames, f->kind == LT_LUA_FAST ? FRAME_LUA_C :
+				jit ? FRAME_LUA_JIT : FRAME_LUA, ln.name, ln.chunk);
+}
+
+/* Name the sample's frames per source, root first; fill the merge input. */
+static void gather(struct collector *c, const struct lt_sample *s, struct mg_input *in)
+{
+	unsigned nu = sample__n_user(s), nk = sample__n_kernel(s), nl = sample__n_lua(s);
+	unsigned seg_end = nl;
+
+	for (unsigned i = 0; i < nu; i++) {
+		c->nat[i] = native_frame(c, (int32_t)s->tgid, sample__user_addr(s, i));
+		c->nat_how[i] = s->user_how[nu - 1 - i];
+	}
+	for (unsigned i = 0; i < nk; i++)
+		c->ker[i] = native_frame(c, 0, sample__kernel_addr(s, i));
+	/* The running coroutine's frames (before any resumer) are in the trace
+	** when vmstate >= 0. */
+	for (unsigned i = 0; i < nl; i++)
+		if (s->lua[i].kind == LT_LUA_COROUTINE) {
+			seg_end = i;
+			break;
+		}
+	for (unsigned i = 0; i < nl; i++) {
+		c->lua_root_first[i] = s->lua[nl - 1 - i];
+		c->lua[i] = lua_frame(c, s, nl, nl - 1 - i,
+				      sample__vm_state(s) == VM_JIT && nl - 1 - i < seg_end);
+	}
+	*in = (struct mg_input){
+		.native_how = c->nat_how, .n_native = nu, .n_kernel = nk,
+		.lua = c->lua_root_first, .n_lua = nl,
+		.native_complete = s->user_stop == LT_STOP_COMPLETE,
+		.lua_complete = !(s->flags & LT_SAMPLE_LUA_TRUNC),
+		.lua_process = (s->flags & LT_SAMPLE_LUA) != 0,
+		.have_G = s->G != 0,
+	};
+}
+
+/* -- 3. Stacks ------------------------------------------------------------ */
+
+/* Frame ids of a merge result into c->path; 0 or -ENOMEM. */
+static int resolve(struct collector *c, unsigned n, uint32_t *len)
+{
+	uint32_t sep = frametab__special(c->frames, SPECIAL_LUA);
+
+	*len = 0;
+	for (unsigned i = 0; i < n; i++) {
+		const struct mg_ref *r = &c->refs[i];
+		uint32_t id = r->source == MG_NATIVE ? c->nat[r->index] :
+			      r->source == MG_KERNEL ? c->ker[r->index] :
+			      r->source == MG_LUA ? c->lua[r->index] : sep;
+
+		if (id == UINT32_MAX)
+			return -ENOMEM;
+		c->path[(*len)++] = id;
+	}
+	if (!*len) {
+		c->stats.empty++;
+		c->path[(*len)++] = frametab__special(c->frames, SPECIAL_UNKNOWN);
+	}
+	return c->path[0] == UINT32_MAX ? -ENOMEM : 0;
+}
+
+/* Add one view's stack to its stacktab and call tree. */
+static int add_view(struct collector *c, enum collect_view v, uint32_t n, uint64_t t, int fb)
+{
+	int err;
+
+	/* The export may root fallback stacks at a marker (path has a spare slot
+	** in front); the live view marks them by flag instead. */
+	if (fb && c->mark_fallback) {
+		c->pathbuf[0] = frametab__special(c->frames, SPECIAL_FALLBACK);
+		err = c->pathbuf[0] == UINT32_MAX ? -ENOMEM :
+		      stacktab__add(c->stacks[v], c->pathbuf, n + 1, 1);
+	} else {
+		err = stacktab__add(c->stacks[v], c->path, n, 1);
+	}
+	return err ? err : calltree__add(c->tree[v], c->path, n, 1, t, fb ? CT_FALLBACK : 0);
+}
+
+/* What the sample says of itself, counted. */
+static void count(struct collector *c, const struct lt_sample *s, const struct mg_input *in)
+{
+	enum vm_state vm = sample__vm_state(s);
+
+	if (vm != VM_NONE)
+		c->stats.vm[vm]++;
+	if (s->flags & LT_SAMPLE_USER_ERR)
+		c->stats.user_err++;
+	if (s->flags & LT_SAMPLE_FP_USED)
+		c->stats.fp_used++;
+	c->stats.stop[s->user_stop < LT_STOP__COUNT ? s->user_stop : LT_STOP_BAD_RULE]++;
+	if (in->lua_process)
+		c->stats.lua_samples++;
+}
+
+int collector__add(struct collector *c, const struct lt_sample *s)
+{
+	struct mg_input in;
+	unsigned nref;
+	uint32_t n;
+	int reason, fb, err;
+
+	gather(c, s, &in);
+	count(c, s, &in);
+	fb = merge__stacks(&in, c->refs, &nref, &reason);
+	c->stats.with_lua += in.n_lua > 0;
+	c->stats.with_lua_fallback += in.n_lua > 0 && fb;
+	if (fb) {
+		c->stats.fallback++;
+		if (reason >= 0 && reason < MG_REASON__COUNT)
+			c->stats.fallback_why[reason]++;
+	}
+	err = resolve(c, nref, &n);
+	if (!err)
+		err = add_view(c, COLLECT_MERGED, n, s->time_ns, fb);
+	merge__raw(&in, c->refs, &nref);
+	if (!err)
+		err = resolve(c, nref, &n);
+	if (!err)
+		err = add_view(c, COLLECT_RAW, n, s->time_ns, fb);
+	c->stats.samples++;
+	return err;
+}
+
+/* -- The profile ---------------------------------------------------------- */
+
+struct frametab *collector__frames(const struct collector *c)
+{
+	return c->frames;
+}
+
+struct stacktab *collector__stacks(const struct collector *c, enum collect_view v)
+{
+	return v < COLLECT_VIEW__COUNT ? c->stacks[v] : NULL;
+}
+
+struct calltree *collector__tree(const struct collector *c, enum collect_view v)
+{
+	return v < COLLECT_VIEW__COUNT ? c->tree[v] : NULL;
+}
+
+const struct collector_stats *collector__stats(const struct collector *c)
+{
+	return &c->stats;
+}
