@@ -35,7 +35,7 @@ SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize
 
 # The pure core (no I/O in unwind/lua/merge/profile) plus the symbolizer: linked into
 # luatop and into the unit tests.
-CORE_SRCS  := $(wildcard base/*.c target/*.c unwind/*.c lua/*.c symbolize/*.c merge/*.c collect/*.c profile/*.c export/*.c)
+CORE_SRCS  := $(wildcard base/*.c target/*.c unwind/*.c lua/*.c walk/*.c symbolize/*.c merge/*.c collect/*.c profile/*.c export/*.c)
 # The edges: BPF loader, command line, terminal UI.
 APP_SRCS   := $(filter-out %.bpf.c,$(wildcard bpf/*.c)) $(wildcard cli/*.c tui/*.c)
 TEST_SRCS  := $(wildcard tests/unit/*.c)

@@ -35,6 +35,7 @@ struct tb_proc {
 	double last_sync;
 	struct lt_uw_proc *cur;		/* copy of what the active slot holds */
 	const struct luabuild *lj;	/* the LuaJIT VM it maps, or NULL */
+	struct lt_lua_cfg lua;		/* what was published of it */
 	char vm_path[256];		/* the file that holds it */
 };
 
@@ -325,6 +326,7 @@ static int load_proc(struct tables *t, struct tb_proc *p)
 		}
 		up->n++;
 	}
+	p->lua = lua;
 	rc = publish_lua(t, p, &lua);
 	if (!rc)
 		rc = publish(t, p, up);
@@ -393,4 +395,12 @@ const struct lt_uw_row *tables__rows(const struct tables *t)
 const struct lt_uw_rule *tables__rules(const struct tables *t)
 {
 	return t->rules;
+}
+
+const struct lt_lua_cfg *tables__lua_cfg(const struct tables *t, int pid)
+{
+	for (unsigned i = 0; i < LT_MAX_TARGETS; i++)
+		if (t->procs[i].pid == pid)
+			return &t->procs[i].lua;
+	return NULL;
 }

@@ -50,6 +50,9 @@ struct lt_uw_proc;
 struct lt_uw_row;
 struct lt_uw_rule;
 const struct lt_uw_proc *tables__proc(const struct tables *t, int pid);
+/* The LuaJIT facts published for pid (NULL when unknown). */
+struct lt_lua_cfg;
+const struct lt_lua_cfg *tables__lua_cfg(const struct tables *t, int pid);
 const struct lt_uw_row *tables__rows(const struct tables *t);
 const struct lt_uw_rule *tables__rules(const struct tables *t);
 

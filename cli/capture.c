@@ -2,53 +2,50 @@
 ** Capture mode: one fixture file per capture record, for the replay tests.
 */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
 
 #include "bpf/tables.h"
 #include "cli/capture.h"
-#include "unwind/fixture.h"
+#include "export/output.h"
+#include "walk/fixture.h"
 
 int capture__write(const char *dir, const struct tables *t, const struct lt_capture *c,
 		   unsigned *written)
 {
 	const struct tables_stats *st = tables__stats(t);
 	struct uw_snapshot full = {
-		.pc = c->pc, .sp = c->sp, .bp = c->bp,
-		.stack_base = c->sp,
-		.stack = c->stack,
-		.stack_len = c->stack_len < LT_CAPTURE_STACK ? c->stack_len : LT_CAPTURE_STACK,
+		.regs = c->regs,
+		.cached_G = c->cached_G,
+		.cfg = tables__lua_cfg(t, (int)c->sample.tgid),
+		.reads = c->reads,
+		.nreads = c->n_reads < LT_CAPTURE_READS ? c->n_reads : LT_CAPTURE_READS,
 		.proc = tables__proc(t, (int)c->sample.tgid),
 		.rows = tables__rows(t),
 		.nrows = st->rows,
 		.rules = tables__rules(t),
 		.nrules = st->rules,
 	};
-	unsigned n = c->sample.n_user < LT_MAX_USER ? c->sample.n_user : LT_MAX_USER;
-	uint64_t pcs[LT_MAX_USER];
 	char path[4096], comment[128];
 	FILE *f;
 	int fd, rc;
 
-	if (*written >= CAPTURE_MAX_FILES || !full.proc)
+	/* A capture whose log overflowed cannot be replayed: not a fixture. */
+	if (*written >= CAPTURE_MAX_FILES || !full.proc || c->reads_lost)
 		return 0;
 	snprintf(path, sizeof(path), "%s/capture-%d-%03u.fixture", dir, (int)c->sample.tgid,
 		 *written);
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	fd = output__create_new(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	f = fdopen(fd, "w");
 	if (!f) {
 		close(fd);
 		return -errno;
 	}
-	snprintf(comment, sizeof(comment), "pid %u tid %u, %u frames", c->sample.tgid,
-		 c->sample.tid, n);
-	for (unsigned i = 0; i < n; i++)
-		pcs[i] = c->sample.user[i];
-	rc = uw_fixture__write(f, &full, pcs, c->sample.user_how, n,
-			       c->sample.user_stop, comment);
+	snprintf(comment, sizeof(comment), "pid %u tid %u, %u frames, %u Lua frames",
+		 c->sample.tgid, c->sample.tid, c->sample.n_user, c->sample.n_lua);
+	rc = uw_fixture__write(f, &full, &c->sample, comment);
 	if (fclose(f) && !rc)
 		rc = -errno;
 	if (!rc)

@@ -16,7 +16,7 @@
 
 /* -- Version and record types ---------------------------------------------- */
 
-#define LT_WIRE_VERSION		3	/* bump on any change of this file's layouts */
+#define LT_WIRE_VERSION		4	/* bump on any change of this file's layouts */
 #define LT_WIRE_TYPE(kind)	(0x4c540000u | (kind) << 8 | LT_WIRE_VERSION)	/* "LT" */
 #define LT_WIRE_SAMPLE		LT_WIRE_TYPE(0)	/* struct lt_sample */
 #define LT_WIRE_CAPTURE		LT_WIRE_TYPE(1)	/* struct lt_capture */
@@ -32,7 +32,7 @@
 #define LT_MAX_LUA	64	/* Lua frames per sample (a power of two) */
 #define LT_MAX_TARGETS	64	/* target processes (tgids) */
 #define LT_MAX_MAPPINGS	256	/* executable mappings per process (a power of two) */
-#define LT_CAPTURE_STACK 16384	/* bytes of user stack in a capture record */
+#define LT_CAPTURE_READS 1024	/* user-memory reads logged per capture (a power of two) */
 
 /* -- Codes ------------------------------------------------------------------ */
 
@@ -160,15 +160,34 @@ struct lt_sample {
 	struct lt_lua_frame lua[LT_MAX_LUA];	/* leaf first */
 };
 
+/* The user registers a walk starts from. */
+struct lt_uregs {
+	__u64 pc, sp, bp;
+	__u64 r14, rdx, rbx;		/* LuaJIT interpreter: DISPATCH, BASE, PC */
+};
+
+/* One read of user memory the walk made, logged in capture mode. */
+struct lt_read {
+	__u64 addr;
+	__u32 size;			/* bytes asked for: 1 .. 8 */
+	__s32 rc;			/* what the read returned: 0, or -errno */
+	__u64 data;			/* the bytes read (the first size), when rc is 0 */
+};
+
 /*
-** Capture mode (debugging and test fixtures): the registers and a copy of the
-** user stack at the sample, followed by the sample the kernel walk produced.
+** Capture mode (debugging and test fixtures): everything a walk of the sample
+** depended on: the registers, the thread's cached global_State and, in order,
+** every read of user memory it made; then the sample it produced. A replay of
+** the shared walk driver over them must produce the same sample.
 */
 struct lt_capture {
 	__u32 type;			/* LT_WIRE_CAPTURE */
-	__u32 stack_len;		/* valid bytes in stack[] */
-	__u64 pc, sp, bp;		/* user registers at the sample */
-	__u8 stack[LT_CAPTURE_STACK];	/* copy of [sp, sp + stack_len) */
+	__u32 n_reads;			/* valid entries in reads[] */
+	__u32 reads_lost;		/* reads past LT_CAPTURE_READS: not replayable */
+	__u32 pad;
+	struct lt_uregs regs;		/* user registers at the sample */
+	__u64 cached_G;			/* the thread's G cache entry the walk saw, 0 none */
+	struct lt_read reads[LT_CAPTURE_READS];
 	struct lt_sample sample;	/* what the in-kernel walk produced */
 };
 
@@ -242,7 +261,11 @@ _Static_assert(sizeof(struct lt_sample) ==
 	       32 * LT_MAX_LUA, "lt_sample layout changed: bump the wire version");
 _Static_assert(__builtin_offsetof(struct lt_sample, user) == LT_SAMPLE_HDR_SIZE,
 	       "lt_sample header size");
-_Static_assert(__builtin_offsetof(struct lt_capture, stack) == 32, "lt_capture header");
+_Static_assert(sizeof(struct lt_uregs) == 48, "lt_uregs layout");
+_Static_assert(sizeof(struct lt_read) == 24, "lt_read layout");
+_Static_assert(__builtin_offsetof(struct lt_capture, reads) == 72, "lt_capture header");
+_Static_assert(sizeof(struct lt_capture) <= 32768, "a capture fits a per-CPU map value");
+_Static_assert((LT_CAPTURE_READS & (LT_CAPTURE_READS - 1)) == 0, "LT_CAPTURE_READS: a power of two");
 _Static_assert(sizeof(struct lt_uw_rule) == 8, "lt_uw_rule layout");
 _Static_assert(sizeof(struct lt_uw_row) == 8, "lt_uw_row layout");
 _Static_assert(sizeof(struct lt_uw_mapping) == 32, "lt_uw_mapping layout");

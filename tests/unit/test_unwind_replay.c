@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "wire/luatop.h"
-#include "unwind/fixture.h"
+#include "walk/fixture.h"
 #include "unwind/sigframe.h"
-#include "unwind/replay.h"
+#include "walk/replay.h"
 
 #define BASE	0x7ffd00000000ull	/* address of the synthetic stack's first byte */
 
@@ -37,7 +37,7 @@ static struct uw_snapshot snap(const struct lt_uw_proc *p, const struct lt_uw_ro
 			       size_t nrows, const struct lt_uw_rule *rules, size_t nrules,
 			       uint64_t pc, uint64_t sp, uint64_t bp)
 {
-	return (struct uw_snapshot){ .pc = pc, .sp = sp, .bp = bp, .stack_base = BASE,
+	return (struct uw_snapshot){ .regs = { .pc = pc, .sp = sp, .bp = bp }, .stack_base = BASE,
 				     .stack = stack, .stack_len = sizeof(stack), .proc = p,
 				     .rows = rows, .nrows = nrows, .rules = rules,
 				     .nrules = nrules };
@@ -229,43 +229,90 @@ Test(unwind, max_depth)
 	cr_assert_eq(n, 16);
 }
 
+/* The replay's result against the kernel's: the user walk, and (fixtures of
+** version 2) the flags, VM state and every Lua frame. */
+static void check_replay(const char *path, const struct uw_fixture *fx, const struct lt_sample *r)
+{
+	const struct lt_sample *k = fx->expect;
+
+	cr_expect_eq(r->user_stop, k->user_stop, "%s: stop %d, kernel %d", path, r->user_stop,
+		     k->user_stop);
+	cr_expect_eq(r->n_user, k->n_user, "%s: %u frames, kernel %u", path, r->n_user, k->n_user);
+	for (unsigned i = 0; i < r->n_user && i < k->n_user; i++) {
+		cr_expect_eq(r->user[i], k->user[i], "%s: frame %u", path, i);
+		cr_expect_eq(r->user_how[i], k->user_how[i], "%s: frame %u how", path, i);
+	}
+	if (fx->version < 2)
+		return;
+	cr_expect_eq(r->flags, k->flags, "%s: flags %#x, kernel %#x", path, r->flags, k->flags);
+	cr_expect_eq(r->vmstate, k->vmstate, "%s: vmstate", path);
+	cr_expect_eq(r->G, k->G, "%s: G", path);
+	cr_expect_eq(r->L, k->L, "%s: L", path);
+	cr_expect_eq(r->n_lua, k->n_lua, "%s: %u Lua frames, kernel %u", path, r->n_lua, k->n_lua);
+	for (unsigned i = 0; i < r->n_lua && i < k->n_lua; i++)
+		cr_expect_eq(memcmp(&r->lua[i], &k->lua[i], sizeof(r->lua[i])), 0,
+			     "%s: Lua frame %u", path, i);
+}
+
 /* Every committed fixture replays to exactly what the kernel produced. */
 Test(unwind, captured_fixtures_replay_identically)
 {
 	const char *dir = "tests/fixtures/unwind";
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	unsigned checked = 0;
+	unsigned checked = 0, with_lua = 0;
 
 	cr_assert_not_null(d, "run from the source tree: %s missing", dir);
 	while ((e = readdir(d))) {
 		char path[512], err[256] = "";
+		struct lt_sample *r = calloc(1, sizeof(*r));
 		struct uw_fixture fx;
-		uint64_t pcs[LT_MAX_USER];
-		uint8_t hows[LT_MAX_USER];
-		unsigned n;
 		FILE *f;
-		int stop;
 
-		if (!strstr(e->d_name, ".fixture"))
+		if (!strstr(e->d_name, ".fixture")) {
+			free(r);
 			continue;
+		}
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		f = fopen(path, "r");
 		cr_assert_not_null(f);
 		cr_assert_eq(uw_fixture__read(f, &fx, err, sizeof(err)), 0, "%s: %s", path, err);
 		fclose(f);
-		stop = uw_replay(&fx.snap, pcs, hows, LT_MAX_USER, &n);
-		cr_expect_eq(stop, fx.stop, "%s: stop %d, kernel %d", path, stop, fx.stop);
-		cr_expect_eq(n, fx.nframes, "%s: %u frames, kernel %u", path, n, fx.nframes);
-		for (unsigned i = 0; i < n && i < fx.nframes; i++) {
-			cr_expect_eq(pcs[i], fx.pcs[i], "%s: frame %u", path, i);
-			cr_expect_eq(hows[i], fx.hows[i], "%s: frame %u how", path, i);
-		}
+		cr_expect_eq(walk__replay(&fx.snap, r), 0, "%s: the replay diverged", path);
+		check_replay(path, &fx, r);
+		with_lua += fx.expect->n_lua > 0;
 		uw_fixture__free(&fx);
+		free(r);
 		checked++;
 	}
 	closedir(d);
 	cr_assert_geq(checked, 3, "want at least 3 fixtures, found %u", checked);
+	cr_assert_geq(with_lua, 4, "want LuaJIT fixtures (JIT on, both flavours), found %u",
+		      with_lua);
+}
+
+/* A replay that reads what the kernel's walk did not is told, not trusted. */
+Test(unwind, diverging_replay_is_detected)
+{
+	const char *path = "tests/fixtures/unwind/luajit2-jit-000.fixture";
+	struct lt_sample *r = calloc(1, sizeof(*r));
+	struct lt_read *reads;
+	struct uw_fixture fx;
+	char err[256] = "";
+	FILE *f = fopen(path, "r");
+
+	cr_assert_not_null(f, "%s missing", path);
+	cr_assert_eq(uw_fixture__read(f, &fx, err, sizeof(err)), 0, "%s", err);
+	fclose(f);
+	cr_assert_gt(fx.snap.nreads, 4);
+	reads = (struct lt_read *)fx.snap.reads;
+	reads[2].addr += 8;
+	cr_assert_eq(walk__replay(&fx.snap, r), -EIO);
+	fx.snap.nreads = 1;		/* a log cut short */
+	reads[2].addr -= 8;
+	cr_assert_eq(walk__replay(&fx.snap, r), -EIO);
+	uw_fixture__free(&fx);
+	free(r);
 }
 
 /* Malformed fixtures are rejected with a line number, never a crash. */
@@ -279,6 +326,13 @@ Test(unwind, fixture_errors)
 		"luatop-unwind-fixture 1\nrule 99 0 0 0\n",
 		"luatop-unwind-fixture 1\nexpect 0 3\nframe 0x1 0\n",
 		"luatop-unwind-fixture 1\nwhat\n",
+		"luatop-unwind-fixture 3\n",
+		"luatop-unwind-fixture 2\nregs 0x1 0x2\n",
+		"luatop-unwind-fixture 2\nread 0x1000 9 0 0x0\n",
+		"luatop-unwind-fixture 2\nread 0x1000 8 1 0x0\n",
+		"luatop-unwind-fixture 2\nluacfg 1 2 3\n",
+		"luatop-unwind-fixture 2\nsample 0x8 -1 0x0 0x0 2\nlua 1 0 0 0 0x1 0x2 0x3\n",
+		"luatop-unwind-fixture 2\nsample 0x8 -1 0x0 0x0 65\n",
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

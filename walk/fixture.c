@@ -1,14 +1,20 @@
 /*
-** Unwind fixture text format, version 1:
+** Walk fixture text format:
 **
-**   luatop-unwind-fixture 1
+**   luatop-unwind-fixture V   1: native walks over a stack copy; 2: full walks
 **   comment TEXT
-**   regs PC SP BP
-**   stack BASE LEN            followed by LEN bytes as hex, 64 per line
+**   regs PC SP BP [R14 RDX RBX]
+**   gcache G                  (2) the thread's cached global_State
+**   luacfg ENABLED G2DISP CUR_L VMSTATE JIT_BASE JIT_TRACE VM_LO VM_HI LEAF_LO
+**          LEAF_HI FFI_LO FFI_HI      (2) the process's LuaJIT facts
+**   read ADDR SIZE RC DATA    (2) the walk's reads of user memory, in order
+**   stack BASE LEN            (1) followed by LEN bytes as hex, 64 per line
 **   mapping START END BIAS ROW_START ROW_COUNT
 **   row PC_OFF RULE           rows indexed in file order
 **   rule KIND CFA_REG CFA_OFF RBP_OFF
 **   expect STOP NFRAMES       followed by NFRAMES "frame PC HOW" lines
+**   sample FLAGS VMSTATE G L NLUA     (2) followed by NLUA lines
+**   lua KIND FFID LINK FLAGS FN ADDR PC
 **
 ** Numbers are hex (with 0x) or decimal. Only the rows the walk touches are kept:
 ** a binary search over a sorted subset that holds the row it found returns it.
@@ -19,15 +25,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unwind/fixture.h"
+#include "walk/fixture.h"
 
 #define FX_MAX_STACK	(1u << 20)
 #define FX_MAX_ROWS	4096
+#define FX_MAX_READS	(4 * LT_CAPTURE_READS)
 
 /* -- Writing --------------------------------------------------------------- */
 
 struct fx_pick {
-	long rows[UW_FIXTURE_MAX_FRAMES];	/* full-table row of each frame, or -1 */
+	long rows[LT_MAX_USER];	/* full-table row of each frame, or -1 */
 };
 
 static int cmp_long(const void *a, const void *b)
@@ -63,21 +70,69 @@ static void write_stack(FILE *f, const struct uw_snapshot *s)
 		fprintf(f, "%02x%s", s->stack[i], (i % 64 == 63 || i + 1 == s->stack_len) ? "\n" : "");
 }
 
-int uw_fixture__write(FILE *f, const struct uw_snapshot *full, const uint64_t *pcs,
-		      const uint8_t *hows, unsigned n, int stop, const char *comment)
+/* The walk's inputs besides the tables: registers, G cache, LuaJIT, memory. */
+static void write_inputs(FILE *f, const struct uw_snapshot *s)
 {
-	struct fx_pick p;
-	long picked[UW_FIXTURE_MAX_FRAMES];
-	unsigned next_row = 0, nrules = 0;
-	uint32_t rule_ids[UW_FIXTURE_MAX_FRAMES];
+	const struct lt_uregs *r = &s->regs;
+	const struct lt_lua_cfg *c = s->cfg;
 
-	if (n > UW_FIXTURE_MAX_FRAMES || !full->proc)
+	fprintf(f, "regs 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx\n", (unsigned long long)r->pc,
+		(unsigned long long)r->sp, (unsigned long long)r->bp, (unsigned long long)r->r14,
+		(unsigned long long)r->rdx, (unsigned long long)r->rbx);
+	if (!s->reads) {
+		write_stack(f, s);
+		return;
+	}
+	fprintf(f, "gcache 0x%" PRIx64 "\n", s->cached_G);
+	if (c)
+		fprintf(f, "luacfg %u %u %u %u %u %u 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx\n",
+			c->enabled, c->g2disp, c->off_cur_L, c->off_vmstate, c->off_jit_base,
+			c->off_jit_trace, (unsigned long long)c->vm_lo, (unsigned long long)c->vm_hi,
+			(unsigned long long)c->leaf_lo, (unsigned long long)c->leaf_hi,
+			(unsigned long long)c->ffi_lo, (unsigned long long)c->ffi_hi);
+	for (size_t i = 0; i < s->nreads; i++)
+		fprintf(f, "read 0x%llx %u %d 0x%llx\n", (unsigned long long)s->reads[i].addr,
+			s->reads[i].size, s->reads[i].rc, (unsigned long long)s->reads[i].data);
+}
+
+/* The kernel's result: user frames, then (version 2) flags, VM state, Lua frames. */
+static void write_expect(FILE *f, const struct lt_sample *k, int full)
+{
+	unsigned n = k->n_user < LT_MAX_USER ? k->n_user : LT_MAX_USER;
+	unsigned nl = k->n_lua < LT_MAX_LUA ? k->n_lua : LT_MAX_LUA;
+
+	fprintf(f, "expect %d %u\n", k->user_stop, n);
+	for (unsigned i = 0; i < n; i++)
+		fprintf(f, "frame 0x%llx %u\n", (unsigned long long)k->user[i], k->user_how[i]);
+	if (!full)
+		return;
+	fprintf(f, "sample 0x%x %d 0x%llx 0x%llx %u\n", k->flags, k->vmstate,
+		(unsigned long long)k->G, (unsigned long long)k->L, nl);
+	for (unsigned i = 0; i < nl; i++) {
+		const struct lt_lua_frame *l = &k->lua[i];
+
+		fprintf(f, "lua %u %u %u %u 0x%llx 0x%llx 0x%llx\n", l->kind, l->ffid, l->link,
+			l->flags, (unsigned long long)l->fn, (unsigned long long)l->addr,
+			(unsigned long long)l->pc);
+	}
+}
+
+int uw_fixture__write(FILE *f, const struct uw_snapshot *full, const struct lt_sample *kernel,
+		      const char *comment)
+{
+	unsigned n = kernel->n_user < LT_MAX_USER ? kernel->n_user : LT_MAX_USER;
+	unsigned next_row = 0, nrules = 0;
+	uint32_t rule_ids[LT_MAX_USER];
+	long picked[LT_MAX_USER];
+	struct fx_pick p;
+
+	if (!full->proc)
 		return -EINVAL;
 	for (unsigned i = 0; i < n; i++)
-		p.rows[i] = uw_replay_row(full, pcs[i], hows[i]);
-	fprintf(f, "luatop-unwind-fixture 1\ncomment %s\n", comment ? comment : "");
-	fprintf(f, "regs 0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64 "\n", full->pc, full->sp, full->bp);
-	write_stack(f, full);
+		p.rows[i] = uw_replay_row(full, kernel->user[i], kernel->user_how[i]);
+	fprintf(f, "luatop-unwind-fixture %d\ncomment %s\n", full->reads ? 2 : 1,
+		comment ? comment : "");
+	write_inputs(f, full);
 	/* Every mapping is kept (the mapping search must see the same list). */
 	for (unsigned mi = 0; mi < full->proc->n && mi < LT_MAX_MAPPINGS; mi++) {
 		const struct lt_uw_mapping *m = &full->proc->m[mi];
@@ -95,7 +150,7 @@ int uw_fixture__write(FILE *f, const struct uw_snapshot *full, const uint64_t *p
 
 			while (ri < nrules && rule_ids[ri] != r->rule)
 				ri++;
-			if (ri == nrules && nrules < UW_FIXTURE_MAX_FRAMES)
+			if (ri == nrules && nrules < LT_MAX_USER)
 				rule_ids[nrules++] = r->rule;
 			fprintf(f, "row 0x%x %u\n", r->pc_off, ri);
 		}
@@ -106,9 +161,7 @@ int uw_fixture__write(FILE *f, const struct uw_snapshot *full, const uint64_t *p
 
 		fprintf(f, "rule %u %u %d %d\n", r->kind, r->cfa_reg, r->cfa_off, r->rbp_off);
 	}
-	fprintf(f, "expect %d %u\n", stop, n);
-	for (unsigned i = 0; i < n; i++)
-		fprintf(f, "frame 0x%" PRIx64 " %u\n", pcs[i], hows[i]);
+	write_expect(f, kernel, full->reads != NULL);
 	return ferror(f) ? -EIO : 0;
 }
 
@@ -172,6 +225,82 @@ static void *grow(void *arr, size_t n, size_t item)
 	return (n & (n - 1)) ? arr : realloc(arr, (n ? 2 * n : 1) * item);
 }
 
+/* "regs PC SP BP" (version 1) or with R14 RDX RBX (version 2). */
+static int parse_regs(struct fx_reader *r, struct uw_fixture *fx)
+{
+	unsigned long long v[6] = { 0 };
+	int n = sscanf(r->buf, "regs %llx %llx %llx %llx %llx %llx", &v[0], &v[1], &v[2], &v[3],
+		       &v[4], &v[5]);
+
+	if (n != 3 && n != 6)
+		return fx_fail(r, "bad regs");
+	fx->snap.regs = (struct lt_uregs){ .pc = v[0], .sp = v[1], .bp = v[2], .r14 = v[3],
+					   .rdx = v[4], .rbx = v[5] };
+	return 0;
+}
+
+static int parse_cfg(struct fx_reader *r, struct uw_fixture *fx)
+{
+	struct lt_lua_cfg *c = &fx->cfg;
+	unsigned long long v[6];
+
+	if (sscanf(r->buf, "luacfg %u %u %u %u %u %u %llx %llx %llx %llx %llx %llx", &c->enabled,
+		   &c->g2disp, &c->off_cur_L, &c->off_vmstate, &c->off_jit_base,
+		   &c->off_jit_trace, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) != 12)
+		return fx_fail(r, "bad luacfg");
+	c->vm_lo = v[0], c->vm_hi = v[1], c->leaf_lo = v[2], c->leaf_hi = v[3];
+	c->ffi_lo = v[4], c->ffi_hi = v[5];
+	fx->snap.cfg = c;
+	return 0;
+}
+
+static int parse_read(struct fx_reader *r, struct uw_fixture *fx)
+{
+	unsigned long long addr, data;
+	struct lt_read *reads;
+	unsigned size;
+	int rc;
+
+	if (sscanf(r->buf, "read %llx %u %d %llx", &addr, &size, &rc, &data) != 4 || !size ||
+	    size > 8 || rc > 0 || fx->snap.nreads >= FX_MAX_READS)
+		return fx_fail(r, "bad read");
+	reads = grow((void *)fx->snap.reads, fx->snap.nreads, sizeof(*reads));
+	if (!reads)
+		return -ENOMEM;
+	reads[fx->snap.nreads++] = (struct lt_read){ .addr = addr, .size = size, .rc = rc,
+						     .data = data };
+	fx->snap.reads = reads;
+	return 0;
+}
+
+/* "sample FLAGS VMSTATE G L NLUA" and its NLUA "lua" lines. */
+static int parse_sample(struct fx_reader *r, struct uw_fixture *fx)
+{
+	struct lt_sample *k = fx->expect;
+	unsigned long long G, L, fn, addr, pc;
+	unsigned flags, n, kind, ffid, link, lflags;
+	int vmstate;
+
+	if (sscanf(r->buf, "sample %x %d %llx %llx %u", &flags, &vmstate, &G, &L, &n) != 5 ||
+	    flags > 0xffff || n > LT_MAX_LUA)
+		return fx_fail(r, "bad sample");
+	k->flags = (uint16_t)flags;
+	k->vmstate = vmstate;
+	k->G = G;
+	k->L = L;
+	for (unsigned i = 0; i < n; i++) {
+		if (!fx_line(r) || sscanf(r->buf, "lua %u %u %u %u %llx %llx %llx", &kind, &ffid,
+					  &link, &lflags, &fn, &addr, &pc) != 7 ||
+		    kind > 255 || ffid > 255 || link > 255 || lflags > 255)
+			return fx_fail(r, "bad lua frame");
+		k->lua[i] = (struct lt_lua_frame){ .kind = (uint8_t)kind, .ffid = (uint8_t)ffid,
+						   .link = (uint8_t)link, .flags = (uint8_t)lflags,
+						   .fn = fn, .addr = addr, .pc = pc };
+	}
+	k->n_lua = (uint16_t)n;
+	return 0;
+}
+
 static int parse_line(struct fx_reader *r, struct uw_fixture *fx, struct lt_uw_proc *proc)
 {
 	const char *b = r->buf;
@@ -181,10 +310,14 @@ static int parse_line(struct fx_reader *r, struct uw_fixture *fx, struct lt_uw_p
 
 	if (!strncmp(b, "comment ", 8)) {
 		snprintf(fx->comment, sizeof(fx->comment), "%s", b + 8);
-	} else if (sscanf(b, "regs %" SCNi64 " %" SCNi64 " %" SCNi64, &a, &c, &d) == 3) {
-		fx->snap.pc = a;
-		fx->snap.sp = c;
-		fx->snap.bp = d;
+	} else if (!strncmp(b, "regs ", 5)) {
+		return parse_regs(r, fx);
+	} else if (sscanf(b, "gcache %" SCNx64, &a) == 1) {
+		fx->snap.cached_G = a;
+	} else if (!strncmp(b, "luacfg ", 7)) {
+		return parse_cfg(r, fx);
+	} else if (!strncmp(b, "read ", 5)) {
+		return parse_read(r, fx);
 	} else if (sscanf(b, "stack %" SCNi64 " %" SCNi64, &a, &c) == 2) {
 		if (c > FX_MAX_STACK || fx->snap.stack)
 			return fx_fail(r, "bad stack");
@@ -219,17 +352,19 @@ static int parse_line(struct fx_reader *r, struct uw_fixture *fx, struct lt_uw_p
 			.cfa_reg = (uint8_t)v, .rbp_off = (int16_t)y, .cfa_off = x };
 		fx->snap.rules = rules;
 	} else if (sscanf(b, "expect %d %u", &x, &u) == 2) {
-		if (x < 0 || x >= LT_STOP__COUNT || u > UW_FIXTURE_MAX_FRAMES)
+		if (x < 0 || x >= LT_STOP__COUNT || u > LT_MAX_USER)
 			return fx_fail(r, "bad expect");
-		fx->stop = x;
+		fx->expect->user_stop = (uint8_t)x;
 		for (unsigned i = 0; i < u; i++) {
 			if (!fx_line(r) ||
 			    sscanf(r->buf, "frame %" SCNi64 " %u", &a, &v) != 2 || v > 255)
 				return fx_fail(r, "bad frame");
-			fx->pcs[i] = a;
-			fx->hows[i] = (uint8_t)v;
+			fx->expect->user[i] = a;
+			fx->expect->user_how[i] = (uint8_t)v;
 		}
-		fx->nframes = u;
+		fx->expect->n_user = (uint16_t)u;
+	} else if (!strncmp(b, "sample ", 7)) {
+		return parse_sample(r, fx);
 	} else if (b[0]) {
 		return fx_fail(r, "unknown line '%.40s'", b);
 	}
@@ -243,10 +378,14 @@ int uw_fixture__read(FILE *f, struct uw_fixture *out, char *err, size_t errlen)
 	int rc = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (!proc)
+	out->expect = calloc(1, sizeof(*out->expect));
+	if (!proc || !out->expect) {
+		free(proc);
 		return -ENOMEM;
+	}
 	out->snap.proc = proc;
-	if (!fx_line(&r) || strcmp(r.buf, "luatop-unwind-fixture 1"))
+	if (!fx_line(&r) || sscanf(r.buf, "luatop-unwind-fixture %d", &out->version) != 1 ||
+	    (out->version != 1 && out->version != 2))
 		return fx_fail(&r, "not an unwind fixture");
 	while (!rc && fx_line(&r))
 		rc = parse_line(&r, out, proc);
@@ -262,5 +401,7 @@ void uw_fixture__free(struct uw_fixture *fx)
 	free((void *)fx->snap.stack);
 	free((void *)fx->snap.rows);
 	free((void *)fx->snap.rules);
+	free((void *)fx->snap.reads);
+	free(fx->expect);
 	memset(fx, 0, sizeof(*fx));
 }

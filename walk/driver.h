@@ -1,0 +1,284 @@
+/*
+** The walk of one sampled thread, written once: compiled into the BPF sampler
+** and into the user-space replayer (walk/replay.c), which the unit tests run
+** over fixtures captured from live processes.
+**
+** Order of a walk (lt_walk_begin, then lt_walk_frame until it says stop):
+**   1. LuaJIT, if the process runs it: the thread's global_State (DISPATCH in
+**      r14 minus G2DISP, validated; else the one last validated on the thread),
+**      vmstate, and the Lua frames of the running coroutine from the top frame
+**      (BASE/PC registers in the interpreter, jit_base in a trace, L->base).
+**   2. Per user frame: record it; a pc in the VM steps out with the cframe rule
+**      (lua/cframe.h), and a VM frame of another lua_State adds that thread's Lua
+**      frames after a coroutine marker; any other pc looks its rule up
+**      (unwind/lookup.h), and code without tables that the cframe rule steps
+**      out of is a JIT trace; everything else takes its rule's step
+**      (unwind/step.h).
+**
+** The includer defines, before including this file:
+**   LT_INLINE, LT_READ_USER(ctx, dst, size, addr)    as for unwind/step.h
+**   LT_UW_PROC, LT_UW_ROW, LT_UW_RULE, LT_UW_LOOP     as for unwind/lookup.h
+**   LT_WALK_STATE(arg)  -> struct lt_walk * of a loop callback's argument
+**                          (BPF: a per-CPU map lookup, bpf_loop's ctx can only
+**                          point to the stack), or NULL
+**   LT_WALK_ARG(w)      -> the argument LT_UW_LOOP passes its callbacks
+**   LT_LOOKUP_CTX(w)    -> the ctx of the rule lookup (NULL in BPF)
+** Memory reads get w itself as their ctx.
+*/
+#ifndef LUATOP_WALK_DRIVER_H
+#define LUATOP_WALK_DRIVER_H
+
+#include "lua/cframe.h"
+#include "lua/layout.h"
+#include "lua/walk.h"
+#include "unwind/lookup.h"
+#include "unwind/step.h"
+#include "wire/luatop.h"
+
+/* A walk in progress: the sample being built and the unwinder's state. */
+struct lt_walk {
+	struct lt_sample s;	/* the result */
+	struct lt_uw_regs r;	/* the frame being unwound */
+	struct lt_lua_walk lw;	/* the Lua walk in progress */
+	struct lt_lua_cfg cfg;	/* the process's LuaJIT facts */
+	__u64 L;		/* lua_State whose cframe chain the native walk follows */
+	__u64 walked_L;		/* lua_State whose Lua frames were walked last */
+	__u32 slot;		/* the process's uw_procs slot */
+	__u8 how;		/* how the frame in r was reached */
+	__u8 lua_on;		/* the process runs a supported LuaJIT and G is known */
+	__u8 G_from_regs;	/* G came from r14: the per-thread cache should hold it */
+	__u8 pad;
+};
+
+/* -- Lua frames ------------------------------------------------------------- */
+
+/* One Lua frame per call, into the sample's lua[]. */
+static long lt_walk_lua_frame(__u32 i, void *arg)
+{
+	struct lt_walk *w = LT_WALK_STATE(arg);
+	struct lt_lua_frame fr = {};
+	__u16 n;
+	int emit, done, skipped;
+
+	if (!w)
+		return 1;
+	n = w->s.n_lua;
+	if (n >= LT_MAX_LUA) {
+		w->s.flags |= LT_SAMPLE_LUA_TRUNC;
+		return 1;
+	}
+	skipped = w->lw.skip;
+	done = lt_lua_walk_step(w, &w->lw, &fr, &emit);
+	if (emit) {
+		w->s.lua[n & (LT_MAX_LUA - 1)] = fr;
+		w->s.n_lua = n + 1;
+	} else if (skipped && n > 0) {
+		/* A vararg function's real link is on its original frame. */
+		w->s.lua[(n - 1) & (LT_MAX_LUA - 1)].link = fr.link;
+	}
+	if (done && w->lw.bad)
+		w->s.flags |= LT_SAMPLE_LUA_TRUNC;
+	return done;
+}
+
+/* Walk the Lua frames of L from base (0: L->base) into lua[]. */
+static LT_INLINE void lt_walk_lua(struct lt_walk *w, __u64 L, __u64 base, __u64 pc)
+{
+	w->walked_L = L;
+	if (lt_lua_walk_init(w, &w->lw, L, base, pc))
+		return;
+	LT_UW_LOOP(LT_MAX_LUA, lt_walk_lua_frame, LT_WALK_ARG(w));
+}
+
+/* After a VM frame of another lua_State (a coroutine's resumer): its frames. */
+static LT_INLINE void lt_walk_lua_switch(struct lt_walk *w)
+{
+	__u16 n = w->s.n_lua;
+
+	if (w->L == w->walked_L || n >= LT_MAX_LUA - 1)
+		return;
+	w->s.lua[n & (LT_MAX_LUA - 1)] = (struct lt_lua_frame){ .kind = LT_LUA_COROUTINE };
+	w->s.n_lua = n + 1;
+	lt_walk_lua(w, w->L, 0, 0);
+}
+
+/*
+** The pc a trace stands for: just past its first instruction (the loop or
+** function it compiles), so the running function gets that line. 0 if unknown.
+*/
+static LT_INLINE __u64 lt_walk_trace_pc(struct lt_walk *w, __u64 G, __s32 traceno)
+{
+	__u64 traces = 0, T = 0, pc = 0;
+
+	if (!w->cfg.off_jit_trace || traceno <= 0 || traceno >= LT_LJ_TRACE_MAX ||
+	    LT_READ_USER(w, &traces, sizeof(traces), G + w->cfg.off_jit_trace) ||
+	    LT_READ_USER(w, &T, sizeof(T), traces + 8ull * traceno) || !T ||
+	    LT_READ_USER(w, &pc, sizeof(pc), T + LT_LJ_TRACE_STARTPC) || !pc)
+		return 0;
+	return pc + 4;
+}
+
+/*
+** Start the Lua walk at the running frame: BASE/PC registers in the
+** interpreter, jit_base in a trace, else L->base with the innermost SAVE_PC.
+*/
+static LT_INLINE void lt_walk_lua_top(struct lt_walk *w, const struct lt_uregs *u)
+{
+	__u64 G = w->s.G, L = w->s.L, base = 0, pc = 0, cf = 0, tv = 0;
+	__s32 st = 0;
+
+	LT_READ_USER(w, &st, sizeof(st), G + w->cfg.off_vmstate);
+	w->s.vmstate = st;
+	/* Frameless helpers (lj_vm_floor, lj_vm_mod...) keep BASE and PC too;
+	** the ones that clobber rdx fail the function-tag check. */
+	if (st == LT_LJ_VMST_INTERP && u->pc >= w->cfg.vm_lo && u->pc < w->cfg.vm_hi &&
+	    !LT_READ_USER(w, &tv, sizeof(tv), u->rdx - 16) &&
+	    (tv >> LT_LJ_TAG_SHIFT) == LT_LJ_TAG_FUNC) {
+		base = u->rdx;
+		pc = u->rbx;
+	} else if (st >= 0) {
+		LT_READ_USER(w, &base, sizeof(base), G + w->cfg.off_jit_base);
+		pc = lt_walk_trace_pc(w, G, st);
+	} else if (!LT_READ_USER(w, &cf, sizeof(cf), L + LT_LJ_L_CFRAME) &&
+		   (cf &= LT_LJ_CFRAME_RAWMASK) &&
+		   !LT_READ_USER(w, &pc, sizeof(pc), cf + LT_LJ_CFRAME_OFS_PC) && pc == L) {
+		pc = 0;		/* SAVE_PC == L: no Lua frame on top */
+	}
+	lt_walk_lua(w, L, base, pc);
+}
+
+/* Is G the global_State of a LuaJIT VM? (its cur_L points back to it) */
+static LT_INLINE int lt_walk_valid_G(struct lt_walk *w, __u64 G, __u64 *L)
+{
+	return G && !LT_READ_USER(w, L, sizeof(*L), G + w->cfg.off_cur_L) &&
+	       lt_lj_is_L(w, *L, G);
+}
+
+/*
+** The thread's global_State: DISPATCH (r14) minus GG_G2DISP where it holds
+** (VM and trace code; often still in C called from Lua), else the one last
+** validated on this thread (cached_G, 0 for none).
+*/
+static LT_INLINE __u64 lt_walk_find_G(struct lt_walk *w, const struct lt_uregs *u,
+				      __u64 cached_G, __u64 *L)
+{
+	__u64 G = u->r14 - w->cfg.g2disp;
+
+	if (lt_walk_valid_G(w, G, L)) {
+		w->G_from_regs = 1;
+		return G;
+	}
+	if (cached_G && lt_walk_valid_G(w, cached_G, L))
+		return cached_G;
+	return 0;
+}
+
+/* -- The walk --------------------------------------------------------------- */
+
+/* An empty result: no frames, no flags, no LuaJIT state. */
+static LT_INLINE void lt_walk_reset(struct lt_walk *w)
+{
+	w->s.n_user = 0;
+	w->s.n_lua = 0;
+	w->s.flags = 0;
+	w->s.user_stop = LT_STOP_MAX_DEPTH;
+	w->s.G = w->s.L = 0;
+	w->s.vmstate = 0;
+	w->how = LT_HOW_LEAF;
+	w->lua_on = 0;
+	w->G_from_regs = 0;
+	w->L = w->walked_L = 0;
+}
+
+/*
+** Set up the walk of a thread stopped at registers u; cfg: the process's
+** LuaJIT facts (NULL or disabled: native only); cached_G: the thread's last
+** validated global_State (0: none). Walks the Lua frames of the running
+** coroutine. The caller has set s.type, tgid, tid, cpu, time_ns and w->slot.
+*/
+static LT_INLINE void lt_walk_begin(struct lt_walk *w, const struct lt_uregs *u,
+				    const struct lt_lua_cfg *cfg, __u64 cached_G)
+{
+	__u64 L = 0;
+
+	lt_walk_reset(w);
+	w->r = (struct lt_uw_regs){ .pc = u->pc, .sp = u->sp, .bp = u->bp };
+	if (!cfg || !cfg->enabled)
+		return;
+	w->cfg = *cfg;
+	w->s.flags |= LT_SAMPLE_LUA;
+	w->s.G = lt_walk_find_G(w, u, cached_G, &L);
+	if (!w->s.G) {
+		w->s.flags |= LT_SAMPLE_NO_G;
+		return;
+	}
+	w->s.L = w->L = L;
+	w->lua_on = 1;
+	lt_walk_lua_top(w, u);
+}
+
+/* A pc in the VM: unwind with the cframe rule. -1 if not VM code. */
+static LT_INLINE int lt_walk_vm_frame(struct lt_walk *w, __u16 n)
+{
+	int rc;
+
+	if (!w->lua_on || w->r.pc < w->cfg.vm_lo || w->r.pc >= w->cfg.vm_hi ||
+	    (w->r.pc >= w->cfg.ffi_lo && w->r.pc < w->cfg.ffi_hi))
+		return -1;
+	w->s.user_how[n & (LT_MAX_USER - 1)] |= LT_HOW_F_VM;
+	rc = lt_lj_step(w, w->s.G, &w->L, &w->r, &w->how);
+	if (rc == LT_STOP__COUNT)
+		lt_walk_lua_switch(w);
+	/* No cframe found: the VM's own FDE (CFA = rsp+80) is the fallback. */
+	return rc == LT_STOP_NO_RULE ? -1 : rc;
+}
+
+/* One user frame per call: record it, then step to its caller. 1: stop. */
+static long lt_walk_frame(__u32 i, void *arg)
+{
+	struct lt_walk *w = LT_WALK_STATE(arg);
+	struct lt_uw_rule rule;
+	__s64 row;
+	__u16 n;
+	int rc;
+
+	if (!w)
+		return 1;
+	n = w->s.n_user;
+	if (n >= LT_MAX_USER) {
+		w->s.user_stop = LT_STOP_MAX_DEPTH;
+		return 1;
+	}
+	w->s.user[n & (LT_MAX_USER - 1)] = w->r.pc;
+	w->s.user_how[n & (LT_MAX_USER - 1)] = w->how;
+	w->s.n_user = n + 1;
+	if (w->how == LT_HOW_FP)
+		w->s.flags |= LT_SAMPLE_FP_USED;
+
+	rc = lt_walk_vm_frame(w, n);
+	if (rc < 0) {
+		rc = lt_uw_find_rule(LT_LOOKUP_CTX(w), w->slot, lt_frame_pc(w->r.pc, w->how),
+				     &rule, &row);
+		/* Code without tables: a JIT trace if the cframe rule finds its VM frame. */
+		if (rc == LT_STOP__COUNT && rule.kind == LT_UW_FP && w->lua_on &&
+		    lt_lj_step(w, w->s.G, &w->L, &w->r, &w->how) == LT_STOP__COUNT) {
+			w->s.user_how[n & (LT_MAX_USER - 1)] |= LT_HOW_F_TRACE;
+			lt_walk_lua_switch(w);
+		} else if (rc == LT_STOP__COUNT) {
+			rc = lt_uw_step(w, &rule, &w->r, &w->how);
+		}
+	}
+	if (rc != LT_STOP__COUNT) {
+		w->s.user_stop = rc;
+		return 1;
+	}
+	return 0;
+}
+
+/* Walk every user frame (after lt_walk_begin). */
+static LT_INLINE void lt_walk_user(struct lt_walk *w)
+{
+	LT_UW_LOOP(LT_MAX_USER, lt_walk_frame, LT_WALK_ARG(w));
+}
+
+#endif
