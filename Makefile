@@ -1,7 +1,7 @@
 # luatop — build, test, demo, install.
 #
 #   make            build .output/luatop
-#   make check      install what is missing, build, run every test
+#   make check      install what is missing, build, check the include rules, run every test
 #   make demo       install what is missing, build, profile a bundled LuaJIT workload live
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make clean
@@ -33,9 +33,10 @@ ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -DLUATOP_VERSION='"$(VE
 LDLIBS     := -lbpf -lelf -lz -lncursesw -ltinfo -lm
 SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-# The pure core (no I/O in unwind/lua/merge/profile) plus the symbolizer: linked into
-# luatop and into the unit tests.
-CORE_SRCS  := $(wildcard base/*.c target/*.c unwind/*.c lua/*.c walk/*.c symbolize/*.c merge/*.c collect/*.c profile/*.c export/*.c)
+# The rooms below the edges, in the order data flows through them (README, Layout):
+# linked into luatop and into the unit tests. wire/ is headers only.
+CORE_ROOMS := base target unwind lua walk symbolize merge collect profile export
+CORE_SRCS  := $(foreach r,$(CORE_ROOMS),$(wildcard $(r)/*.c))
 # The edges: BPF loader, command line, terminal UI.
 APP_SRCS   := $(filter-out %.bpf.c,$(wildcard bpf/*.c)) $(wildcard cli/*.c tui/*.c)
 TEST_SRCS  := $(wildcard tests/unit/*.c)
@@ -52,7 +53,7 @@ WORKLOADS  := $(patsubst tests/workloads/%.c,$(OUT)/workloads/%,$(wildcard tests
 BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -I. -MMD -MP \
               $(if $(MULTIARCH),-idirafter /usr/include/$(MULTIARCH))
 
-.PHONY: all check unit integration demo install clean deps fuzz
+.PHONY: all check unit integration layers demo install clean deps fuzz
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -109,7 +110,12 @@ unit: $(OUT)/unit-tests
 integration: $(OUT)/luatop $(WORKLOADS)
 	$(Q)TESTS="$(TESTS)" sh tests/integration/run.sh
 
+# The include rules of the rooms (data flows one way): scripts/check-layers.sh.
+layers:
+	$(Q)sh scripts/check-layers.sh
+
 check: deps
+	$(Q)$(MAKE) --no-print-directory layers
 	$(Q)$(MAKE) --no-print-directory all $(OUT)/unit-tests $(WORKLOADS)
 	$(Q)$(MAKE) --no-print-directory unit
 	$(Q)$(MAKE) --no-print-directory integration
