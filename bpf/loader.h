@@ -2,8 +2,8 @@
 ** Loader of the BPF sampler: open, size, load, attach one perf event per CPU,
 ** and deliver samples from the ring buffer.
 */
-#ifndef LUATOP_LOADER_H
-#define LUATOP_LOADER_H
+#ifndef LUATOP_BPF_LOADER_H
+#define LUATOP_BPF_LOADER_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -4,8 +4,8 @@
 ** rows appended to one shared rows array, its rules deduplicated; each process
 ** gets a sorted list of its executable mappings with their load bias.
 */
-#ifndef LUATOP_TABLES_H
-#define LUATOP_TABLES_H
+#ifndef LUATOP_BPF_TABLES_H
+#define LUATOP_BPF_TABLES_H
 
 #include <stdint.h>
 

@@ -1,8 +1,8 @@
 /*
 ** Capture mode: write unwind fixtures from the sampler's capture records.
 */
-#ifndef LUATOP_CAPTURE_H
-#define LUATOP_CAPTURE_H
+#ifndef LUATOP_CLI_CAPTURE_H
+#define LUATOP_CLI_CAPTURE_H
 
 #include "wire/luatop.h"
 

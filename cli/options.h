@@ -1,8 +1,8 @@
 /*
 ** Command-line options of luatop.
 */
-#ifndef LUATOP_OPTIONS_H
-#define LUATOP_OPTIONS_H
+#ifndef LUATOP_CLI_OPTIONS_H
+#define LUATOP_CLI_OPTIONS_H
 
 #include <stddef.h>
 

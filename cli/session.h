@@ -2,8 +2,8 @@
 ** A profiling session: the targets, the sampler and the collector, and the
 ** loop that moves samples from one to the other.
 */
-#ifndef LUATOP_SESSION_H
-#define LUATOP_SESSION_H
+#ifndef LUATOP_CLI_SESSION_H
+#define LUATOP_CLI_SESSION_H
 
 #include <signal.h>
 #include <stdint.h>

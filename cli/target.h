@@ -2,8 +2,8 @@
 ** The processes luatop profiles: checks before attaching, a command started
 ** paused until the sampler is attached, and exit detection.
 */
-#ifndef LUATOP_TARGET_H
-#define LUATOP_TARGET_H
+#ifndef LUATOP_CLI_TARGET_H
+#define LUATOP_CLI_TARGET_H
 
 #include <stddef.h>
 #include <sys/types.h>

@@ -1,8 +1,8 @@
 /*
 ** Feeds for the live view (tui/): a running session, or a saved folded file.
 */
-#ifndef LUATOP_VIEW_H
-#define LUATOP_VIEW_H
+#ifndef LUATOP_CLI_VIEW_H
+#define LUATOP_CLI_VIEW_H
 
 #include <signal.h>
 

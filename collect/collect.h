@@ -5,8 +5,8 @@
 ** Symbolization happens as samples arrive, so the profile stays complete after
 ** the target exits.
 */
-#ifndef LUATOP_COLLECT_H
-#define LUATOP_COLLECT_H
+#ifndef LUATOP_COLLECT_COLLECT_H
+#define LUATOP_COLLECT_COLLECT_H
 
 #include <stdint.h>
 

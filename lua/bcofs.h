@@ -3,8 +3,8 @@
 ** and ASM fast function entry, as offsets from lj_vm_asm_begin.
 */
 
-#ifndef _LUATOP_LUA_BCOFS_H
-#define _LUATOP_LUA_BCOFS_H
+#ifndef LUATOP_LUA_BCOFS_H
+#define LUATOP_LUA_BCOFS_H
 
 #include <stddef.h>
 #include <stdint.h>

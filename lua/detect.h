@@ -10,8 +10,8 @@
 ** root): every read is bounds-checked, a malformed file is "not found".
 */
 
-#ifndef _LUATOP_LUA_DETECT_H
-#define _LUATOP_LUA_DETECT_H
+#ifndef LUATOP_LUA_DETECT_H
+#define LUATOP_LUA_DETECT_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -4,8 +4,8 @@
 ** rbp-frame FDE of lj_vm_ffi_call right after it.
 */
 
-#ifndef _LUATOP_LUA_VMFDE_H
-#define _LUATOP_LUA_VMFDE_H
+#ifndef LUATOP_LUA_VMFDE_H
+#define LUATOP_LUA_VMFDE_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -7,8 +7,8 @@
 ** entry prologue offsets are those of their first push.
 */
 
-#ifndef _LUATOP_LUA_X64SCAN_H
-#define _LUATOP_LUA_X64SCAN_H
+#ifndef LUATOP_LUA_X64SCAN_H
+#define LUATOP_LUA_X64SCAN_H
 
 #include <stddef.h>
 #include <stdint.h>

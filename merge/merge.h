@@ -4,8 +4,8 @@
 ** JIT trace) is replaced by the Lua frames that ran in it. No I/O, no names:
 ** the output refers to the input frames by position.
 */
-#ifndef LUATOP_MERGE_H
-#define LUATOP_MERGE_H
+#ifndef LUATOP_MERGE_MERGE_H
+#define LUATOP_MERGE_MERGE_H
 
 #include <stdint.h>
 

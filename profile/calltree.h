@@ -4,8 +4,8 @@
 ** can switch windows instantly. Pure: no I/O.
 */
 
-#ifndef _LUATOP_PROFILE_CALLTREE_H
-#define _LUATOP_PROFILE_CALLTREE_H
+#ifndef LUATOP_PROFILE_CALLTREE_H
+#define LUATOP_PROFILE_CALLTREE_H
 
 #include <stdint.h>
 

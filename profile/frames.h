@@ -2,8 +2,8 @@
 ** Frame interning: (kind, name, module) -> dense frame id.
 */
 
-#ifndef _LUATOP_PROFILE_FRAMES_H
-#define _LUATOP_PROFILE_FRAMES_H
+#ifndef LUATOP_PROFILE_FRAMES_H
+#define LUATOP_PROFILE_FRAMES_H
 
 #include <stdint.h>
 

@@ -2,8 +2,8 @@
 ** Aggregated samples: stack (frame ids, root first) -> count.
 */
 
-#ifndef _LUATOP_PROFILE_STACKS_H
-#define _LUATOP_PROFILE_STACKS_H
+#ifndef LUATOP_PROFILE_STACKS_H
+#define LUATOP_PROFILE_STACKS_H
 
 #include <stddef.h>
 #include <stdint.h>

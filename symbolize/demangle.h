@@ -2,8 +2,8 @@
 ** C++ demangling through libstdc++'s __cxa_demangle, loaded at run time.
 */
 
-#ifndef _LUATOP_SYMBOLIZE_DEMANGLE_H
-#define _LUATOP_SYMBOLIZE_DEMANGLE_H
+#ifndef LUATOP_SYMBOLIZE_DEMANGLE_H
+#define LUATOP_SYMBOLIZE_DEMANGLE_H
 
 #include <stddef.h>
 

@@ -3,8 +3,8 @@
 ** and the build-id and .gnu_debuglink that lead to a separate debug file.
 */
 
-#ifndef _LUATOP_SYMBOLIZE_ELFSYMS_H
-#define _LUATOP_SYMBOLIZE_ELFSYMS_H
+#ifndef LUATOP_SYMBOLIZE_ELFSYMS_H
+#define LUATOP_SYMBOLIZE_ELFSYMS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hex.h"
 #include "base/search.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/symorder.h"
@@ -44,30 +45,6 @@ struct ks_line {
 
 /* -- Parsing -------------------------------------------------------------- */
 
-/* Parse 1..16 hex digits at *p, stopping at end. */
-static int parse_hex(const char **p, const char *end, uint64_t *v)
-{
-	const char *s = *p;
-	uint64_t x = 0;
-
-	for (; *p < end && *p - s < 17; (*p)++) {
-		char ch = **p;
-
-		if (ch >= '0' && ch <= '9')
-			x = x << 4 | (uint64_t)(ch - '0');
-		else if (ch >= 'a' && ch <= 'f')
-			x = x << 4 | (uint64_t)(ch - 'a' + 10);
-		else if (ch >= 'A' && ch <= 'F')
-			x = x << 4 | (uint64_t)(ch - 'A' + 10);
-		else
-			break;
-	}
-	if (*p == s || *p - s > 16)
-		return -EINVAL;
-	*v = x;
-	return 0;
-}
-
 /* Length of the run of non-blank characters at p. */
 static size_t word_len(const char *p, const char *end)
 {
@@ -81,7 +58,7 @@ static size_t word_len(const char *p, const char *end)
 /* Split one line (without '\n'); -EINVAL for a line to skip. */
 static int parse_line(const char *p, const char *end, struct ks_line *l)
 {
-	if (parse_hex(&p, end, &l->addr) || end - p < 4 || p[0] != ' ' || p[2] != ' ')
+	if (hex__parse(&p, end, &l->addr) || end - p < 4 || p[0] != ' ' || p[2] != ' ')
 		return -EINVAL;
 	l->type = p[1];
 	p += 3;

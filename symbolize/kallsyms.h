@@ -2,8 +2,8 @@
 ** Kernel text symbols from /proc/kallsyms, sorted for address lookup.
 */
 
-#ifndef _LUATOP_SYMBOLIZE_KALLSYMS_H
-#define _LUATOP_SYMBOLIZE_KALLSYMS_H
+#ifndef LUATOP_SYMBOLIZE_KALLSYMS_H
+#define LUATOP_SYMBOLIZE_KALLSYMS_H
 
 #include <stddef.h>
 #include <stdint.h>

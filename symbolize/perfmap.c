@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/arena.h"
+#include "base/hex.h"
 #include "base/search.h"
 #include "symbolize/perfmap.h"
 
@@ -65,29 +66,9 @@ static size_t skip_blanks(const char **p, const char *end)
 /* Parse an optional 0x and 1..16 hex digits. */
 static int parse_hex(const char **p, const char *end, uint64_t *v)
 {
-	const char *s;
-	uint64_t x = 0;
-
 	if (end - *p > 2 && (*p)[0] == '0' && ((*p)[1] == 'x' || (*p)[1] == 'X'))
 		*p += 2;
-	for (s = *p; *p < end && *p - s < 17; (*p)++) {
-		char ch = **p;
-		unsigned d;
-
-		if (ch >= '0' && ch <= '9')
-			d = (unsigned)(ch - '0');
-		else if (ch >= 'a' && ch <= 'f')
-			d = (unsigned)(ch - 'a' + 10);
-		else if (ch >= 'A' && ch <= 'F')
-			d = (unsigned)(ch - 'A' + 10);
-		else
-			break;
-		x = x << 4 | d;
-	}
-	if (*p == s || *p - s > 16)
-		return -EINVAL;
-	*v = x;
-	return 0;
+	return hex__parse(p, end, v);
 }
 
 /* Add one line (without its '\n'); malformed lines are skipped. */

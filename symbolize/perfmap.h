@@ -2,8 +2,8 @@
 ** /tmp/perf-PID.map: names of JIT code written by the profiled process itself.
 */
 
-#ifndef _LUATOP_SYMBOLIZE_PERFMAP_H
-#define _LUATOP_SYMBOLIZE_PERFMAP_H
+#ifndef LUATOP_SYMBOLIZE_PERFMAP_H
+#define LUATOP_SYMBOLIZE_PERFMAP_H
 
 #include <stddef.h>
 #include <stdint.h>

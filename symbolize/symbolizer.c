@@ -29,7 +29,6 @@
 #include "target/mapfile.h"
 #include "target/proc.h"
 
-#define SY_PID_BUCKETS	256
 #define SY_REREAD_NS	100000000ull	/* re-check a perf map at most every 100 ms */
 #define SY_SLOTS_MIN	1024u		/* first size of the string set and the memo */
 #define SY_UNKNOWN	"[unknown]"
@@ -49,9 +48,8 @@ struct sy_syms {
 	uint8_t debug;			/* syms includes a separate debug file */
 };
 
-/* Per process: its perf map (its mappings are the target model's). */
+/* The TP_SYMBOLS part of a process: its perf map (its mappings are the model's). */
 struct sy_proc {
-	struct sy_proc *next;	/* hash chain */
 	int pid;
 	struct perfmap *pmap;	/* its /tmp/perf-NSPID.map, or NULL */
 	struct stat pmap_st;	/* identity of the file pmap was read from */
@@ -69,7 +67,6 @@ struct sy_memo {
 struct symbolizer {
 	struct tmodel *model;	/* the processes and the files they map */
 	uint8_t own_model;	/* created by symbolizer__new(NULL) */
-	struct sy_proc *procs[SY_PID_BUCKETS];
 	struct sy_syms **debugged;	/* parts that include a debug file, for sharing */
 	size_t ndebugged, capdebugged;
 	struct strpool strs;
@@ -347,27 +344,28 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Free one process entry. */
-static void proc_free(struct sy_proc *p)
+/* Drop a TP_SYMBOLS part. */
+static void proc_drop(void *part)
 {
-	perfmap__delete(p->pmap);
+	struct sy_proc *p = part;
+
+	if (p)
+		perfmap__delete(p->pmap);
 	free(p);
 }
 
-/* The entry of pid, created empty when absent; NULL on ENOMEM. */
-static struct sy_proc *proc_get(struct symbolizer *s, int pid)
+/* The symbolizer's part of process tp, created empty when absent; NULL on ENOMEM. */
+static struct sy_proc *proc_get(struct tproc *tp)
 {
-	struct sy_proc **head = &s->procs[(unsigned)pid % SY_PID_BUCKETS], *p;
+	struct sy_proc *p = tproc__part(tp, TP_SYMBOLS);
 
-	for (p = *head; p; p = p->next)
-		if (p->pid == pid)
-			return p;
+	if (p)
+		return p;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
-	p->pid = pid;
-	p->next = *head;
-	*head = p;
+	p->pid = tproc__pid(tp);
+	tproc__set_part(tp, TP_SYMBOLS, p, proc_drop);
 	return p;
 }
 
@@ -670,13 +668,6 @@ void symbolizer__delete(struct symbolizer *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < SY_PID_BUCKETS; i++)
-		while (s->procs[i]) {
-			struct sy_proc *p = s->procs[i];
-
-			s->procs[i] = p->next;
-			proc_free(p);
-		}
 	free(s->debugged);
 	if (s->own_model)
 		tmodel__delete(s->model);
@@ -702,7 +693,7 @@ int symbolizer__user(struct symbolizer *s, int pid, uint64_t addr, struct symbol
 	if (!s || pid <= 0 || !(tp = tmodel__proc(s->model, pid)) || (i = tproc__find(tp, addr)) < 0)
 		return unknown(out);
 	m = &tproc__maps(tp)->maps[i];
-	if (anon_exec(m) && (p = proc_get(s, pid)) && !perfmap_lookup(s, p, addr, out))
+	if (anon_exec(m) && (p = proc_get(tp)) && !perfmap_lookup(s, p, addr, out))
 		return 0;
 	module = module_name(s, m->path);
 	if (!module)
@@ -734,21 +725,10 @@ int symbolizer__kernel(struct symbolizer *s, uint64_t addr, struct symbol *out)
 	return 0;
 }
 
-/* Drop what is known of pid (its perf map; its maps, when the model is our own). */
+/* Drop what is known of pid: its maps and perf map when the model is the
+** symbolizer's own (a shared model's owner forgets its processes). */
 void symbolizer__forget(struct symbolizer *s, int pid)
 {
-	struct sy_proc **pp;
-
-	if (!s)
-		return;
-	if (s->own_model)
+	if (s && s->own_model)
 		tmodel__forget(s->model, pid);
-	for (pp = &s->procs[(unsigned)pid % SY_PID_BUCKETS]; *pp; pp = &(*pp)->next)
-		if ((*pp)->pid == pid) {
-			struct sy_proc *p = *pp;
-
-			*pp = p->next;
-			proc_free(p);
-			return;
-		}
 }

@@ -2,8 +2,8 @@
 ** Native symbolizer: user addresses of live processes and kernel addresses -> names.
 */
 
-#ifndef _LUATOP_SYMBOLIZE_SYMBOLIZER_H
-#define _LUATOP_SYMBOLIZE_SYMBOLIZER_H
+#ifndef LUATOP_SYMBOLIZE_SYMBOLIZER_H
+#define LUATOP_SYMBOLIZE_SYMBOLIZER_H
 
 #include <stdint.h>
 
@@ -55,8 +55,8 @@ struct symbol {
 */
 int symbolizer__user(struct symbolizer *s, int pid, uint64_t addr, struct symbol *out);
 int symbolizer__kernel(struct symbolizer *s, uint64_t addr, struct symbol *out);
-/* Forget a process (it exited or exec'd): its perf map, and its mappings when
-** the model is the symbolizer's own. Cached ELF files stay. */
+/* Forget a process (it exited or exec'd) when the model is the symbolizer's own;
+** the owner of a shared model forgets its processes there. Cached ELF files stay. */
 void symbolizer__forget(struct symbolizer *s, int pid);
 
 #endif

@@ -29,6 +29,8 @@ struct tproc {
 	uint8_t read;		/* a read was attempted */
 	struct tfile *vdso;	/* its vDSO, once read */
 	uint64_t vdso_start;	/* where that vDSO was mapped */
+	void *part[TP_PART__COUNT];
+	void (*drop[TP_PART__COUNT])(void *);
 };
 
 struct tmodel {
@@ -64,6 +66,8 @@ struct tmodel *tmodel__new(void)
 
 static void proc_free(struct tproc *p)
 {
+	for (int i = 0; i < TP_PART__COUNT; i++)
+		tproc__set_part(p, (enum tproc_part)i, NULL, NULL);
 	procmaps__free(&p->maps);
 	free(p->info);
 	free(p);
@@ -255,4 +259,19 @@ int tproc__bias(struct tproc *p, size_t i, uint64_t *bias)
 		return -ENOENT;
 	*bias = p->info[i].bias;
 	return 0;
+}
+
+void *tproc__part(const struct tproc *p, enum tproc_part part)
+{
+	return part < TP_PART__COUNT ? p->part[part] : NULL;
+}
+
+void tproc__set_part(struct tproc *p, enum tproc_part part, void *data, void (*drop)(void *))
+{
+	if (part >= TP_PART__COUNT)
+		return;
+	if (p->part[part] && p->drop[part])
+		p->drop[part](p->part[part]);
+	p->part[part] = data;
+	p->drop[part] = drop;
 }

@@ -20,6 +20,12 @@
 struct tmodel;
 struct tproc;
 
+/* What consumers keep per process (dropped with it). */
+enum tproc_part {
+	TP_SYMBOLS,		/* symbolize/: its perf map */
+	TP_PART__COUNT
+};
+
 struct tmodel_stats {
 	uint64_t maps_reads;	/* /proc/PID/maps read */
 	uint64_t vdso_reads;	/* vDSO images copied (one per process) */
@@ -54,5 +60,9 @@ ssize_t tproc__find(struct tproc *p, uint64_t addr);
 struct tfile *tproc__file(struct tproc *p, size_t i);
 /* Load bias of mapping i (vaddr = pc - bias): 0, or -ENOENT when unknown. */
 int tproc__bias(struct tproc *p, size_t i, uint64_t *bias);
+/* A consumer's part of the process, NULL while it has none. */
+void *tproc__part(const struct tproc *p, enum tproc_part part);
+/* Set it (dropping the one it replaces); drop (may be NULL) frees it with the process. */
+void tproc__set_part(struct tproc *p, enum tproc_part part, void *data, void (*drop)(void *));
 
 #endif

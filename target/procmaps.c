@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hex.h"
 #include "base/search.h"
 #include "target/procmaps.h"
 #include "target/readfile.h"
@@ -25,27 +26,7 @@ struct cur {
 /* Parse 1..16 hex digits. */
 static int cur_hex(struct cur *c, uint64_t *v)
 {
-	const char *s = c->p;
-	uint64_t x = 0;
-
-	for (; c->p < c->end && c->p - s < 17; c->p++) {
-		char ch = *c->p;
-		unsigned d;
-
-		if (ch >= '0' && ch <= '9')
-			d = (unsigned)(ch - '0');
-		else if (ch >= 'a' && ch <= 'f')
-			d = (unsigned)(ch - 'a' + 10);
-		else if (ch >= 'A' && ch <= 'F')
-			d = (unsigned)(ch - 'A' + 10);
-		else
-			break;
-		x = x << 4 | d;
-	}
-	if (c->p == s || c->p - s > 16)
-		return -EINVAL;
-	*v = x;
-	return 0;
+	return hex__parse(&c->p, c->end, v);
 }
 
 /* Parse a decimal number that fits in uint64_t. */

@@ -3,8 +3,8 @@
 ** of call trees and sampler statistics, so a live session and a saved
 ** folded file look the same to it.
 */
-#ifndef LUATOP_TUI_H
-#define LUATOP_TUI_H
+#ifndef LUATOP_TUI_TUI_H
+#define LUATOP_TUI_TUI_H
 
 #include <signal.h>
 #include <stdint.h>

@@ -3,8 +3,8 @@
 ** CFA instruction interpreter that turns a CIE/FDE program into lt_uw_rule rows.
 */
 
-#ifndef _LUATOP_UNWIND_CFA_H
-#define _LUATOP_UNWIND_CFA_H
+#ifndef LUATOP_UNWIND_CFA_H
+#define LUATOP_UNWIND_CFA_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -15,9 +15,11 @@
 */
 #include <errno.h>
 #include <gelf.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/search.h"
 #include "target/elffile.h"
 #include "unwind/cfa.h"
 #include "unwind/ehframe.h"
@@ -465,19 +467,12 @@ size_t uw_table__nbad(const struct uw_table *t)
 /* Binary search for the last row at or below vaddr. */
 const struct lt_uw_rule *uw_table__lookup(const struct uw_table *t, uint64_t vaddr)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!t || !t->finished || !t->nrows)
 		return NULL;
-	hi = t->nrows;
-	while (lo < hi) {	/* first row past vaddr */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->rows[mid].pc_off <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = search__upper_w(t->rows, t->nrows, sizeof(*t->rows), offsetof(struct lt_uw_row, pc_off),
+			     4, vaddr);
 	return lo ? &t->rules[t->rows[lo - 1].rule] : NULL;
 }
 

@@ -2,8 +2,8 @@
 ** .eh_frame/.debug_frame -> the compact unwind table of unwind/rule.h.
 */
 
-#ifndef _LUATOP_UNWIND_EHFRAME_H
-#define _LUATOP_UNWIND_EHFRAME_H
+#ifndef LUATOP_UNWIND_EHFRAME_H
+#define LUATOP_UNWIND_EHFRAME_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -9,8 +9,8 @@
 ** program, the loader, the pure core and the tests; includes only uapi headers.
 ** Nothing else defines wire structs.
 */
-#ifndef LUATOP_WIRE_H
-#define LUATOP_WIRE_H
+#ifndef LUATOP_WIRE_LUATOP_H
+#define LUATOP_WIRE_LUATOP_H
 
 #include <linux/types.h>
 
