@@ -35,7 +35,7 @@ SAN        := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize
 
 # The rooms below the edges, in the order data flows through them (README, Layout):
 # linked into luatop and into the unit tests. wire/ is headers only.
-CORE_ROOMS := base target unwind lua walk symbolize merge collect profile export
+CORE_ROOMS := base proc unwind lua walk symbolize merge collect profile export
 CORE_SRCS  := $(foreach r,$(CORE_ROOMS),$(wildcard $(r)/*.c))
 # The edges: BPF loader, command line, terminal UI.
 APP_SRCS   := $(filter-out %.bpf.c,$(wildcard bpf/*.c)) $(wildcard cli/*.c tui/*.c)

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 
 #include "symbolize/elfsyms.h"
-#include "target/procmaps.h"
+#include "proc/procmaps.h"
 #include "symbolize/symbolizer.h"
 
 #define COLD_RUNS	15

@@ -20,7 +20,7 @@
 #include "bpf/tables.h"
 #include "lua/detect.h"
 #include "lua/layout.h"
-#include "target/proc.h"
+#include "proc/model.h"
 #include "unwind/ehframe.h"
 
 /* The TF_UNWIND part of a file: where its rows are in the shared array. */

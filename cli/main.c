@@ -23,7 +23,7 @@
 #include "cli/view.h"
 #include "export/folded.h"
 #include "profile/stacks.h"
-#include "target/proc.h"
+#include "proc/model.h"
 
 #define EXIT_USAGE	2
 #define MIN_KERNEL	"5.17"

@@ -26,7 +26,7 @@
 #include "profile/frames.h"
 #include "profile/stacks.h"
 #include "symbolize/symbolizer.h"
-#include "target/mem.h"
+#include "proc/mem.h"
 
 struct collector {
 	struct symbolizer *sym;

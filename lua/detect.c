@@ -32,7 +32,7 @@
 #include "lua/vmfde.h"
 #include "lua/x64scan.h"
 #include "unwind/fde.h"
-#include "target/files.h"
+#include "proc/files.h"
 
 #define DT_REGION_MAX	(256u << 20)	/* larger sections/segments are not read */
 #define DT_REGIONS	16		/* read-only regions scanned for data */

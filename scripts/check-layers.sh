@@ -7,17 +7,17 @@
 rules='
 wire
 base
-target     base
-unwind     wire base target
-lua        wire base unwind target
+proc       base
+unwind     wire base proc
+lua        wire base unwind proc
 walk       wire base unwind lua
-symbolize  base target
+symbolize  base proc
 merge      wire base
 profile    base
 export     base profile
-collect    wire base target lua symbolize merge profile
+collect    wire base proc lua symbolize merge profile
 tui        profile
-bpf        wire base target unwind lua walk
+bpf        wire base proc unwind lua walk
 cli        *
 '
 set -u

@@ -25,7 +25,7 @@
 
 #include "base/arena.h"
 #include "base/search.h"
-#include "target/elffile.h"
+#include "proc/elffile.h"
 #include "symbolize/elfsyms.h"
 #include "symbolize/symorder.h"
 

@@ -14,7 +14,7 @@
 #include "base/search.h"
 #include "symbolize/kallsyms.h"
 #include "symbolize/symorder.h"
-#include "target/readfile.h"
+#include "proc/readfile.h"
 
 #define KS_NONE		UINT32_MAX	/* no module: the core kernel */
 #define KS_NAME_MAX	1024		/* KSYM_NAME_LEN is 512; longer is truncated */

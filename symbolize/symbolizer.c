@@ -26,8 +26,8 @@
 #include "symbolize/kallsyms.h"
 #include "symbolize/perfmap.h"
 #include "symbolize/symbolizer.h"
-#include "target/mapfile.h"
-#include "target/proc.h"
+#include "proc/mapfile.h"
+#include "proc/model.h"
 
 #define SY_REREAD_NS	100000000ull	/* re-check a perf map at most every 100 ms */
 #define SY_SLOTS_MIN	1024u		/* first size of the string set and the memo */

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 /*
-** Addresses are looked up in the target model (target/proc.h: each process's
+** Addresses are looked up in the target model (proc/model.h: each process's
 ** maps, re-read at most every 100 ms when an address falls in no mapping, and
 ** the files behind them by identity); the ELF symbols of a file are kept as its
 ** TF_SYMBOLS part, shared by every process that maps it. A file

@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "base/search.h"
-#include "target/elffile.h"
+#include "proc/elffile.h"
 #include "unwind/cfa.h"
 #include "unwind/ehframe.h"
 #include "unwind/fde.h"

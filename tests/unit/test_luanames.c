@@ -21,7 +21,7 @@
 #include "lua/names.h"
 #include "lua/detect.h"
 #include "lua/vmdef.h"
-#include "target/mem.h"
+#include "proc/mem.h"
 
 /* The memory of pid (this process, or a child), read as a target's. */
 static const struct mreader *reader_of(int pid)

@@ -21,7 +21,7 @@
 
 #include "symbolize/elfsyms.h"
 #include "symbolize/kallsyms.h"
-#include "target/procmaps.h"
+#include "proc/procmaps.h"
 #include "symbolize/symbolizer.h"
 
 #define LIBC_PATH "/lib/x86_64-linux-gnu/libc.so.6"

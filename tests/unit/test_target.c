@@ -9,8 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "target/files.h"
-#include "target/proc.h"
+#include "proc/files.h"
+#include "proc/model.h"
 
 /* Resolve every mapping of pid twice; returns how many had a file. */
 static unsigned resolve_all(struct tmodel *m, int pid)

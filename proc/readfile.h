@@ -1,8 +1,8 @@
 /*
 ** Whole small files (/proc ones report st_size 0) read into a malloc'd buffer.
 */
-#ifndef LUATOP_TARGET_READFILE_H
-#define LUATOP_TARGET_READFILE_H
+#ifndef LUATOP_PROC_READFILE_H
+#define LUATOP_PROC_READFILE_H
 
 #include <stddef.h>
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "target/elffile.h"
+#include "proc/elffile.h"
 
 /* Open a regular file through pread. */
 int elffile__open_fd(struct elffile *f, int fd)

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "target/files.h"
-#include "target/mapfile.h"
+#include "proc/files.h"
+#include "proc/mapfile.h"
 
 #define TF_SLOTS_MIN	64u	/* first size of the hash table */
 #define TF_FDS_MAX	256u	/* files kept open at once */

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "target/mem.h"
-#include "target/proc.h"
+#include "proc/mem.h"
+#include "proc/model.h"
 
 #define TP_BUCKETS	256
 

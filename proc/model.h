@@ -5,15 +5,15 @@
 ** The BPF table publisher and the symbolizer both look addresses up here.
 ** Not thread-safe.
 */
-#ifndef LUATOP_TARGET_PROC_H
-#define LUATOP_TARGET_PROC_H
+#ifndef LUATOP_PROC_MODEL_H
+#define LUATOP_PROC_MODEL_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "target/files.h"
-#include "target/procmaps.h"
+#include "proc/files.h"
+#include "proc/procmaps.h"
 
 #define TPROC_REREAD_NS	100000000ull	/* a miss re-reads the maps at most this often */
 

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
-#include "target/mapfile.h"
+#include "proc/mapfile.h"
 
 /*
 ** Turn an O_PATH fd into a readable fd, only for a regular file with the mapped

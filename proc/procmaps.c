@@ -13,8 +13,8 @@
 
 #include "base/hex.h"
 #include "base/search.h"
-#include "target/procmaps.h"
-#include "target/readfile.h"
+#include "proc/procmaps.h"
+#include "proc/readfile.h"
 
 #define MAPS_READ_MAX	(256u << 20)	/* ~65536 mappings * ~4 KiB paths is far less */
 

@@ -2,8 +2,8 @@
 ** /proc/PID/maps: the mappings of a process, sorted by address.
 */
 
-#ifndef LUATOP_TARGET_PROCMAPS_H
-#define LUATOP_TARGET_PROCMAPS_H
+#ifndef LUATOP_PROC_PROCMAPS_H
+#define LUATOP_PROC_PROCMAPS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -11,15 +11,15 @@
 ** too many files are open, when the least recently used is closed; reopening
 ** it is counted). Not thread-safe.
 */
-#ifndef LUATOP_TARGET_FILES_H
-#define LUATOP_TARGET_FILES_H
+#ifndef LUATOP_PROC_FILES_H
+#define LUATOP_PROC_FILES_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
-#include "target/elffile.h"
-#include "target/procmaps.h"
+#include "proc/elffile.h"
+#include "proc/procmaps.h"
 
 /* What consumers keep per file. */
 enum tfile_part {

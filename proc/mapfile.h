@@ -3,10 +3,10 @@
 ** /proc/PID/map_files (deleted files, other mount namespaces), else inside
 ** /proc/PID/root, else the plain path; only regular files with the mapped inode.
 */
-#ifndef LUATOP_TARGET_MAPFILE_H
-#define LUATOP_TARGET_MAPFILE_H
+#ifndef LUATOP_PROC_MAPFILE_H
+#define LUATOP_PROC_MAPFILE_H
 
-#include "target/procmaps.h"
+#include "proc/procmaps.h"
 
 /* An O_PATH fd of the regular file mapped at m in process pid (it identifies the
 ** file without opening it for reading), or -1 with errno. */

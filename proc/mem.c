@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <sys/uio.h>
 
-#include "target/mem.h"
+#include "proc/mem.h"
 
 #define READV_MAX	64	/* spans per system call */
 

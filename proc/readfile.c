@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "target/readfile.h"
+#include "proc/readfile.h"
 
 #define RF_CHUNK	(64 * 1024)	/* first buffer; doubled up to max */
 

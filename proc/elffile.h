@@ -2,8 +2,8 @@
 ** Untrusted ELF files through libelf: a handle that cannot SIGBUS or block, and
 ** sections made plain (SHF_COMPRESSED inflated in place) under a size limit.
 */
-#ifndef LUATOP_TARGET_ELFFILE_H
-#define LUATOP_TARGET_ELFFILE_H
+#ifndef LUATOP_PROC_ELFFILE_H
+#define LUATOP_PROC_ELFFILE_H
 
 #include <stddef.h>
 #include <stdint.h>

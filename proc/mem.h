@@ -2,8 +2,8 @@
 ** Reading another process's memory (process_vm_readv, never writing): the
 ** reader decoders use, and whole copies of small mappings (the vDSO).
 */
-#ifndef LUATOP_TARGET_MEM_H
-#define LUATOP_TARGET_MEM_H
+#ifndef LUATOP_PROC_MEM_H
+#define LUATOP_PROC_MEM_H
 
 #include <stddef.h>
 #include <stdint.h>
