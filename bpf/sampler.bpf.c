@@ -104,29 +104,40 @@ struct {
 	__type(value, struct lt_capture);
 } capture_scratch SEC(".maps");
 
-/* Capture mode: log one read of the walk (never called when capture_every is 0:
-** the verifier knows the constant and drops the branch). */
+/* Capture mode: log one read of the walk, in chunks of LT_READ_CHUNK bytes
+** (never called when capture_every is 0: the verifier knows the constant and
+** drops the branch). */
 static __always_inline void log_read(const void *dst, __u32 size, __u64 addr, long rc)
 {
 	__u32 zero = 0, n;
 	struct lt_capture *c = bpf_map_lookup_elem(&capture_scratch, &zero);
-	struct lt_read *e;
 
 	if (!c)
 		return;
-	n = c->n_reads;
-	if (n >= LT_CAPTURE_READS) {
-		c->reads_lost++;
-		return;
+	for (__u32 off = 0; off < LT_TRACE_HDR && off < size; off += LT_READ_CHUNK) {
+		__u32 len = size - off < LT_READ_CHUNK ? size - off : LT_READ_CHUNK, idx;
+		struct lt_read *e;
+
+		n = c->n_reads;
+		if (n >= LT_CAPTURE_READS) {
+			c->reads_lost++;
+			return;
+		}
+		/* Mask behind a barrier, which clang cannot see through (it would
+		** drop the mask after the check): the verifier needs the bound on
+		** the register that indexes. */
+		idx = n;
+		asm volatile("" : "+r"(idx));
+		e = &c->reads[idx & (LT_CAPTURE_READS - 1)];
+		e->addr = addr + off;
+		e->size = len;
+		e->rc = (__s32)rc;
+		e->data = 0;
+		if (!rc)
+			bpf_probe_read_kernel(&e->data, len & (2 * LT_READ_CHUNK - 1),
+					      (const char *)dst + off);
+		c->n_reads = n + 1;
 	}
-	e = &c->reads[n & (LT_CAPTURE_READS - 1)];
-	e->addr = addr;
-	e->size = size;
-	e->rc = (__s32)rc;
-	e->data = 0;
-	if (!rc && size <= 8)
-		bpf_probe_read_kernel(&e->data, size & 15, dst);
-	c->n_reads = n + 1;
 }
 
 /* Every user-memory read of the walk. */

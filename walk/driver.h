@@ -103,19 +103,23 @@ static LT_INLINE void lt_walk_lua_switch(struct lt_walk *w)
 }
 
 /*
-** The pc a trace stands for: just past its first instruction (the loop or
-** function it compiles), so the running function gets that line. 0 if unknown.
+** The running trace: its GCtrace and header into the sample (user space finds
+** the snapshot of the sampled pc from them), and the pc the trace stands for
+** until then: just past its first instruction (the loop or function it
+** compiles). 0 if unknown.
 */
-static LT_INLINE __u64 lt_walk_trace_pc(struct lt_walk *w, __u64 G, __s32 traceno)
+static LT_INLINE __u64 lt_walk_trace(struct lt_walk *w, __u64 G, __s32 traceno)
 {
 	__u64 traces = 0, T = 0, pc = 0;
 
 	if (!w->cfg.off_jit_trace || traceno <= 0 || traceno >= LT_LJ_TRACE_MAX ||
 	    LT_READ_USER(w, &traces, sizeof(traces), G + w->cfg.off_jit_trace) ||
 	    LT_READ_USER(w, &T, sizeof(T), traces + 8ull * traceno) || !T ||
-	    LT_READ_USER(w, &pc, sizeof(pc), T + LT_LJ_TRACE_STARTPC) || !pc)
+	    LT_READ_USER(w, w->s.trace_hdr, LT_TRACE_HDR, T))
 		return 0;
-	return pc + 4;
+	w->s.trace_T = T;
+	__builtin_memcpy(&pc, w->s.trace_hdr + LT_LJ_TRACE_STARTPC, sizeof(pc));
+	return pc ? pc + 4 : 0;
 }
 
 /*
@@ -138,7 +142,7 @@ static LT_INLINE void lt_walk_lua_top(struct lt_walk *w, const struct lt_uregs *
 		pc = u->rbx;
 	} else if (st >= 0) {
 		LT_READ_USER(w, &base, sizeof(base), G + w->cfg.off_jit_base);
-		pc = lt_walk_trace_pc(w, G, st);
+		pc = lt_walk_trace(w, G, st);
 	} else if (!LT_READ_USER(w, &cf, sizeof(cf), L + LT_LJ_L_CFRAME) &&
 		   (cf &= LT_LJ_CFRAME_RAWMASK) &&
 		   !LT_READ_USER(w, &pc, sizeof(pc), cf + LT_LJ_CFRAME_OFS_PC) && pc == L) {
@@ -184,6 +188,7 @@ static LT_INLINE void lt_walk_reset(struct lt_walk *w)
 	w->s.user_stop = LT_STOP_MAX_DEPTH;
 	w->s.G = w->s.L = 0;
 	w->s.vmstate = 0;
+	w->s.trace_T = 0;
 	w->how = LT_HOW_LEAF;
 	w->lua_on = 0;
 	w->G_from_regs = 0;

@@ -15,6 +15,7 @@
 **   expect STOP NFRAMES       followed by NFRAMES "frame PC HOW" lines
 **   sample FLAGS VMSTATE G L NLUA     (2) followed by NLUA lines
 **   lua KIND FFID LINK FLAGS FN ADDR PC
+**   trace T HEADER            (2) the running trace's GCtrace and its first bytes
 **
 ** Numbers are hex (with 0x) or decimal. Only the rows the walk touches are kept:
 ** a binary search over a sorted subset that holds the row it found returns it.
@@ -114,6 +115,12 @@ static void write_expect(FILE *f, const struct lt_sample *k, int full)
 		fprintf(f, "lua %u %u %u %u 0x%llx 0x%llx 0x%llx\n", l->kind, l->ffid, l->link,
 			l->flags, (unsigned long long)l->fn, (unsigned long long)l->addr,
 			(unsigned long long)l->pc);
+	}
+	if (k->trace_T) {
+		fprintf(f, "trace 0x%llx ", (unsigned long long)k->trace_T);
+		for (unsigned i = 0; i < LT_TRACE_HDR; i++)
+			fprintf(f, "%02x", k->trace_hdr[i]);
+		fputc('\n', f);
 	}
 }
 
@@ -273,6 +280,27 @@ static int parse_read(struct fx_reader *r, struct uw_fixture *fx)
 	return 0;
 }
 
+/* "trace T HEADER": the running trace as the kernel walk read it. */
+static int parse_trace(struct fx_reader *r, struct uw_fixture *fx)
+{
+	unsigned long long T;
+	int at = 0;
+	const char *p;
+
+	if (sscanf(r->buf, "trace %llx %n", &T, &at) != 1 || !at)
+		return fx_fail(r, "bad trace");
+	p = r->buf + at;
+	for (unsigned i = 0; i < LT_TRACE_HDR; i++, p += 2) {
+		unsigned v;
+
+		if (!p[0] || !p[1] || sscanf(p, "%2x", &v) != 1)
+			return fx_fail(r, "bad trace header");
+		fx->expect->trace_hdr[i] = (uint8_t)v;
+	}
+	fx->expect->trace_T = T;
+	return 0;
+}
+
 /* "sample FLAGS VMSTATE G L NLUA" and its NLUA "lua" lines. */
 static int parse_sample(struct fx_reader *r, struct uw_fixture *fx)
 {
@@ -365,6 +393,8 @@ static int parse_line(struct fx_reader *r, struct uw_fixture *fx, struct lt_uw_p
 		fx->expect->n_user = (uint16_t)u;
 	} else if (!strncmp(b, "sample ", 7)) {
 		return parse_sample(r, fx);
+	} else if (!strncmp(b, "trace ", 6)) {
+		return parse_trace(r, fx);
 	} else if (b[0]) {
 		return fx_fail(r, "unknown line '%.40s'", b);
 	}

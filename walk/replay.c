@@ -65,15 +65,22 @@ static int replay_read(void *walk, void *dst, size_t size, uint64_t addr)
 		memcpy(dst, s->stack + (addr - s->stack_base), size);
 		return 0;
 	}
-	if (rp->next >= s->nreads || s->reads[rp->next].addr != addr ||
-	    s->reads[rp->next].size != size || size > sizeof(e->data)) {
-		rp->diverged = 1;
-		return -EFAULT;
+	int rc = 0;
+
+	for (size_t off = 0; off < size; off += LT_READ_CHUNK) {	/* the kernel's chunks */
+		size_t len = size - off < LT_READ_CHUNK ? size - off : LT_READ_CHUNK;
+
+		if (rp->next >= s->nreads || s->reads[rp->next].addr != addr + off ||
+		    s->reads[rp->next].size != len) {
+			rp->diverged = 1;
+			return -EFAULT;
+		}
+		e = &s->reads[rp->next++];
+		rc = e->rc;
+		if (!rc)
+			memcpy((char *)dst + off, &e->data, len);
 	}
-	e = &s->reads[rp->next++];
-	if (!e->rc)
-		memcpy(dst, &e->data, size);
-	return e->rc;
+	return rc;
 }
 
 int walk__replay(const struct uw_snapshot *s, struct lt_sample *out)

@@ -16,7 +16,7 @@
 
 /* -- Version and record types ---------------------------------------------- */
 
-#define LT_WIRE_VERSION		4	/* bump on any change of this file's layouts */
+#define LT_WIRE_VERSION		5	/* bump on any change of this file's layouts */
 #define LT_WIRE_TYPE(kind)	(0x4c540000u | (kind) << 8 | LT_WIRE_VERSION)	/* "LT" */
 #define LT_WIRE_SAMPLE		LT_WIRE_TYPE(0)	/* struct lt_sample */
 #define LT_WIRE_CAPTURE		LT_WIRE_TYPE(1)	/* struct lt_capture */
@@ -33,6 +33,8 @@
 #define LT_MAX_TARGETS	64	/* target processes (tgids) */
 #define LT_MAX_MAPPINGS	256	/* executable mappings per process (a power of two) */
 #define LT_CAPTURE_READS 1024	/* user-memory reads logged per capture (a power of two) */
+#define LT_TRACE_HDR	120	/* bytes of a JIT trace's GCtrace header kept in a sample */
+#define LT_READ_CHUNK	8	/* bytes per logged read entry */
 
 /* -- Codes ------------------------------------------------------------------ */
 
@@ -135,6 +137,7 @@ struct lt_lua_frame {
 **   | kernel[LT_MAX_KERNEL]   return addresses, leaf first, n_kernel valid      |
 **   | user_how[LT_MAX_USER]   enum lt_frame_how of each user frame              |
 **   | vmstate | n_lua | G | L                                                    |
+**   | trace_T | trace_hdr[LT_TRACE_HDR]   the running trace, as read at the sample |
 **   | lua[LT_MAX_LUA]         Lua frames, leaf first, n_lua valid                 |
 **   +---------------------------------------------------------------------------+
 */
@@ -157,6 +160,10 @@ struct lt_sample {
 	__u16 pad1;
 	__u64 G;			/* global_State of the thread's LuaJIT VM, 0 unknown */
 	__u64 L;			/* lua_State running at the sample (cur_L) */
+	__u64 trace_T;			/* vmstate >= 0: its GCtrace (J->trace[vmstate]), 0 unknown */
+	__u8 trace_hdr[LT_TRACE_HDR];	/* the first bytes of that GCtrace, read at the sample:
+					   user space decodes them (lua/trace.c) and knows
+					   the trace's later reads are of the same trace */
 	struct lt_lua_frame lua[LT_MAX_LUA];	/* leaf first */
 };
 
@@ -166,10 +173,11 @@ struct lt_uregs {
 	__u64 r14, rdx, rbx;		/* LuaJIT interpreter: DISPATCH, BASE, PC */
 };
 
-/* One read of user memory the walk made, logged in capture mode. */
+/* One read of user memory the walk made, logged in capture mode; a read of more
+** than 8 bytes is logged as consecutive entries of 8 (the last one shorter). */
 struct lt_read {
 	__u64 addr;
-	__u32 size;			/* bytes asked for: 1 .. 8 */
+	__u32 size;			/* bytes: 1 .. 8 */
 	__s32 rc;			/* what the read returned: 0, or -errno */
 	__u64 data;			/* the bytes read (the first size), when rc is 0 */
 };
@@ -258,7 +266,8 @@ struct lt_lua_cfg {
 _Static_assert(sizeof(struct lt_lua_frame) == 32, "lt_lua_frame layout");
 _Static_assert(sizeof(struct lt_sample) ==
 	       LT_SAMPLE_HDR_SIZE + 8 * (LT_MAX_USER + LT_MAX_KERNEL) + LT_MAX_USER + 24 +
-	       32 * LT_MAX_LUA, "lt_sample layout changed: bump the wire version");
+	       8 + LT_TRACE_HDR + 32 * LT_MAX_LUA, "lt_sample layout changed: bump the wire version");
+_Static_assert(LT_TRACE_HDR % 8 == 0, "trace_hdr keeps lua[] aligned");
 _Static_assert(__builtin_offsetof(struct lt_sample, user) == LT_SAMPLE_HDR_SIZE,
 	       "lt_sample header size");
 _Static_assert(sizeof(struct lt_uregs) == 48, "lt_uregs layout");

@@ -248,6 +248,8 @@ static void check_replay(const char *path, const struct uw_fixture *fx, const st
 	cr_expect_eq(r->vmstate, k->vmstate, "%s: vmstate", path);
 	cr_expect_eq(r->G, k->G, "%s: G", path);
 	cr_expect_eq(r->L, k->L, "%s: L", path);
+	cr_expect_eq(r->trace_T, k->trace_T, "%s: trace", path);
+	cr_expect_eq(memcmp(r->trace_hdr, k->trace_hdr, LT_TRACE_HDR), 0, "%s: trace header", path);
 	cr_expect_eq(r->n_lua, k->n_lua, "%s: %u Lua frames, kernel %u", path, r->n_lua, k->n_lua);
 	for (unsigned i = 0; i < r->n_lua && i < k->n_lua; i++)
 		cr_expect_eq(memcmp(&r->lua[i], &k->lua[i], sizeof(r->lua[i])), 0,
