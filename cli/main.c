@@ -226,6 +226,21 @@ static void report_merge(const struct collector_stats *st)
 			       100.0 * st->fallback_why[r] / st->lua_samples, merge__reason_text(r));
 }
 
+/* How many samples in JIT traces were mapped to their snapshot, and why not. */
+static void report_traces(const struct collector_stats *st)
+{
+	if (!st->trace_samples)
+		return;
+	lt_log(LT_LOG_INFO, "%.1f%% of the %llu samples in JIT traces mapped to their snapshot, "
+	       "%.1f%% with inlined frames", 100.0 * st->trace_mapped / st->trace_samples,
+	       (unsigned long long)st->trace_samples,
+	       100.0 * st->trace_inlined / st->trace_samples);
+	for (int r = 0; r < LUATRACE_WHY__COUNT; r++)
+		if (st->trace_why[r])
+			lt_log(LT_LOG_INFO, "  %6.2f%% %s", 100.0 * st->trace_why[r] / st->trace_samples,
+			       luatrace__why_text(r));
+}
+
 /* With -v: how often the target model read maps, files and vDSOs. */
 static void report_model(const struct session *s)
 {
@@ -264,6 +279,7 @@ static void report(struct session *s)
 	}
 	report_unwind(st);
 	report_merge(st);
+	report_traces(st);
 	report_model(s);
 	if (s->opt->capture)
 		lt_log(LT_LOG_INFO, "%u unwind fixtures written to %s", s->captured,

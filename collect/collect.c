@@ -20,7 +20,9 @@
 #include "collect/collect.h"
 #include "collect/framecache.h"
 #include "collect/sample.h"
+#include "lua/detect.h"
 #include "lua/names.h"
+#include "lua/trace.h"
 #include "merge/merge.h"
 #include "profile/calltree.h"
 #include "profile/frames.h"
@@ -28,22 +30,37 @@
 #include "symbolize/symbolizer.h"
 #include "proc/mem.h"
 
+_Static_assert(LT_MAX_LUA + LUATRACE_FRAMES_MAX <= MG_MAX_LUA,
+	       "a sample's Lua frames with a trace's inlined ones fit the merge");
+
+/* What the collector knows of one LuaJIT process. */
+struct lproc {
+	int pid;
+	uint32_t off_jit_trace;		/* G-relative address of J->trace; 0: no JIT */
+	struct luatraces *traces;	/* its JIT traces, decoded */
+};
+
 struct collector {
 	struct symbolizer *sym;
 	struct luanames *names;	/* names of Lua frames */
 	struct framecache *cache;	/* (pid, address) -> frame */
 	int lines;		/* Lua frames per line */
 	int mark_fallback;	/* export: root fallback stacks at "[fallback]" */
+	struct lproc *lprocs;
+	size_t nlprocs, caplprocs;
+	enum luatrace_rule trace_rule;	/* which snapshot a sample between two stands for */
 	struct frametab *frames;
 	struct stacktab *stacks[COLLECT_VIEW__COUNT];	/* merged, raw: for export */
 	struct calltree *tree[COLLECT_VIEW__COUNT];	/* merged, raw: for the live view */
 	struct collector_stats stats;
+	unsigned jit_top;	/* this sample's first Lua frames that ran in its trace */
 	uint32_t pathbuf[MG_MAX_OUT + 2];	/* [0]: room for "[fallback]" */
 	uint32_t *path;		/* pathbuf + 1: the stack being added */
 	/* One sample's frames by source, root first. */
-	uint32_t nat[LT_MAX_USER], ker[LT_MAX_KERNEL], lua[LT_MAX_LUA];
+	uint32_t nat[LT_MAX_USER], ker[LT_MAX_KERNEL], lua[MG_MAX_LUA];
 	uint8_t nat_how[LT_MAX_USER];
-	struct lt_lua_frame lua_root_first[LT_MAX_LUA];
+	struct lt_lua_frame lua_leaf_first[MG_MAX_LUA];	/* with a trace's inlined frames */
+	struct lt_lua_frame lua_root_first[MG_MAX_LUA];
 	struct mg_ref refs[MG_MAX_OUT];
 };
 
@@ -60,6 +77,21 @@ const char *collector__stop_text(unsigned stop)
 
 /* -- Life ---------------------------------------------------------------- */
 
+/* LUATOP_TRACE_RULE (for the measurements that chose the default, bench/):
+** path, region, next or split. */
+static enum luatrace_rule trace_rule_of(const char *v)
+{
+	static const char *const names[LUATRACE_RULE__COUNT] = {
+		[LUATRACE_RULE_PATH] = "path", [LUATRACE_RULE_REGION] = "region",
+		[LUATRACE_RULE_NEXT] = "next", [LUATRACE_RULE_SPLIT] = "split",
+	};
+
+	for (int r = 0; v && r < LUATRACE_RULE__COUNT; r++)
+		if (!strcmp(v, names[r]))
+			return (enum luatrace_rule)r;
+	return LUATRACE_RULE_PATH;
+}
+
 struct collector *collector__new(struct tmodel *model)
 {
 	struct collector *c = calloc(1, sizeof(*c));
@@ -73,6 +105,7 @@ struct collector *collector__new(struct tmodel *model)
 	c->cache = framecache__new();
 	c->frames = frametab__new();
 	ok = c->sym && c->names && c->cache && c->frames;
+	c->trace_rule = trace_rule_of(secure_getenv("LUATOP_TRACE_RULE"));
 	for (int v = 0; v < COLLECT_VIEW__COUNT; v++) {
 		c->stacks[v] = stacktab__new();
 		c->tree[v] = calltree__new(CT_SPAN_DEFAULT, CT_HALF_DEFAULT);
@@ -93,6 +126,9 @@ void collector__delete(struct collector *c)
 	symbolizer__delete(c->sym);
 	luanames__delete(c->names);
 	framecache__delete(c->cache);
+	for (size_t i = 0; i < c->nlprocs; i++)
+		luatraces__delete(c->lprocs[i].traces);
+	free(c->lprocs);
 	frametab__delete(c->frames);
 	for (int v = 0; v < COLLECT_VIEW__COUNT; v++) {
 		stacktab__delete(c->stacks[v]);
@@ -111,13 +147,48 @@ void collector__set_mark_fallback(struct collector *c, int on)
 	c->mark_fallback = on;
 }
 
+/* The collector's state of LuaJIT process pid; created when create is set. */
+static struct lproc *lproc_of(struct collector *c, int pid, int create)
+{
+	struct lproc *p;
+
+	for (size_t i = 0; i < c->nlprocs; i++)
+		if (c->lprocs[i].pid == pid)
+			return &c->lprocs[i];
+	if (!create)
+		return NULL;
+	if (c->nlprocs == c->caplprocs) {
+		size_t cap = c->caplprocs ? 2 * c->caplprocs : 8;
+
+		p = realloc(c->lprocs, cap * sizeof(*p));
+		if (!p)
+			return NULL;
+		c->lprocs = p;
+		c->caplprocs = cap;
+	}
+	p = &c->lprocs[c->nlprocs];
+	*p = (struct lproc){ .pid = pid, .traces = luatraces__new() };
+	if (!p->traces)
+		return NULL;
+	c->nlprocs++;
+	return p;
+}
+
 void collector__set_luajit(struct collector *c, int pid, const struct luabuild *b)
 {
+	struct lproc *p = lproc_of(c, pid, 1);
+
 	luanames__set_build(c->names, pid, b);
+	if (p)
+		p->off_jit_trace = b && b->jit ? b->off_jit_trace : 0;
 }
 
 void collector__forget(struct collector *c, int pid)
 {
+	struct lproc *p = lproc_of(c, pid, 0);
+
+	if (p)
+		luatraces__flush(p->traces);
 	framecache__forget(c->cache, pid);
 	symbolizer__forget(c->sym, pid);
 	luanames__forget(c->names, pid);
@@ -144,30 +215,87 @@ static uint32_t native_frame(struct collector *c, int32_t pid, uint64_t addr)
 	return id;
 }
 
-/* The frame of Lua frame i of the sample (leaf first); jit: it ran in a trace. */
-static uint32_t lua_frame(struct collector *c, const struct lt_sample *s, unsigned nl,
-			  unsigned i, int jit)
+/* The frame of Lua frame i of lua[] (nl of them, leaf first); jit: it ran in a trace. */
+static uint32_t lua_frame(struct collector *c, int pid, const struct lt_lua_frame *lua,
+			  unsigned nl, unsigned i, int jit)
 {
-	const struct lt_lua_frame *f = &s->lua[i];
-	struct mreader rd = tmem__reader((int)s->tgid);
+	const struct lt_lua_frame *f = &lua[i];
+	struct mreader rd = tmem__reader(pid);
 	struct luaname ln = { 0 };
 
 	if (f->kind == LT_LUA_COROUTINE)
 		return frametab__special(c->frames, SPECIAL_COROUTINE);
 	if (f->kind == LT_LUA_C)
-		return native_frame(c, (int32_t)s->tgid, f->addr);
-	luanames__frame(c->names, (int)s->tgid, &rd, s->lua, nl, i, c->lines, &ln);
+		return native_frame(c, pid, f->addr);
+	luanames__frame(c->names, pid, &rd, lua, nl, i, c->lines, &ln);
 	if (!ln.name)
 		ln.name = "[lua:?]";
 	return frametab__intern(c->frames, f->kind == LT_LUA_FAST ? FRAME_LUA_C :
 				jit ? FRAME_LUA_JIT : FRAME_LUA, ln.name, ln.chunk);
 }
 
+/* The machine-code address of the sample's frame in a trace, 0 if none. */
+static uint64_t trace_frame_pc(const struct lt_sample *s)
+{
+	for (unsigned i = 0; i < sample__n_user(s); i++)
+		if (s->user_how[i] & LT_HOW_F_TRACE)
+			return lt_frame_pc(s->user[i], s->user_how[i]);
+	return 0;
+}
+
+/*
+** The sample's Lua frames (leaf first) into c->lua_leaf_first, with the frames
+** of the snapshot its trace pc lies in: the inlined frames on top of the trace's
+** base frame, whose pc the snapshot gives too. Returns how many.
+*/
+static unsigned lua_frames(struct collector *c, const struct lt_sample *s)
+{
+	unsigned nl = sample__n_lua(s), k = 0;
+	const struct luatrace_snap *snap;
+	struct luatrace_hdr h, *hp = NULL;
+	enum luatrace_why why;
+	struct lproc *p;
+	struct mreader rd;
+	uint64_t pc;
+
+	memcpy(c->lua_leaf_first, s->lua, nl * sizeof(s->lua[0]));
+	if (sample__vm_state(s) != VM_JIT || !nl || s->lua[0].kind != LT_LUA_LUA)
+		return nl;
+	c->stats.trace_samples++;
+	p = lproc_of(c, (int)s->tgid, 1);
+	pc = trace_frame_pc(s);
+	if (!pc || !p) {
+		c->stats.trace_why[LUATRACE_WHY_NO_FRAME]++;
+		return nl;
+	}
+	if (s->trace_T && !luatrace__hdr(s->trace_hdr, sizeof(s->trace_hdr), s->trace_T, &h))
+		hp = &h;
+	rd = tmem__reader((int)s->tgid);
+	if (luatraces__snapshot(p->traces, &rd, hp, p->off_jit_trace ? s->G + p->off_jit_trace : 0,
+				pc, c->trace_rule, &snap, &why)) {
+		c->stats.trace_why[why]++;
+		return nl;
+	}
+	c->stats.trace_mapped++;
+	c->stats.trace_inlined += snap->n > 0;
+	for (k = 0; k < snap->n && k + nl < MG_MAX_LUA; k++)
+		c->lua_leaf_first[k] = snap->frames[k];
+	memcpy(c->lua_leaf_first + k, s->lua, nl * sizeof(s->lua[0]));
+	c->lua_leaf_first[k].pc = snap->base_pc;
+	c->lua_leaf_first[k].flags &= (uint8_t)~LT_LUAF_PC_TOP;
+	if (snap->base_pt) {	/* a tail call replaced the base frame's function */
+		c->lua_leaf_first[k].fn = snap->base_fn;
+		c->lua_leaf_first[k].addr = snap->base_pt;
+	}
+	c->jit_top = k + 1;	/* the frames that ran in the trace */
+	return k + nl;
+}
+
 /* Name the sample's frames per source, root first; fill the merge input. */
 static void gather(struct collector *c, const struct lt_sample *s, struct mg_input *in)
 {
-	unsigned nu = sample__n_user(s), nk = sample__n_kernel(s), nl = sample__n_lua(s);
-	unsigned seg_end = nl;
+	unsigned nu = sample__n_user(s), nk = sample__n_kernel(s), nl;
+	unsigned seg_end;
 
 	for (unsigned i = 0; i < nu; i++) {
 		c->nat[i] = native_frame(c, (int32_t)s->tgid, sample__user_addr(s, i));
@@ -175,16 +303,19 @@ static void gather(struct collector *c, const struct lt_sample *s, struct mg_inp
 	}
 	for (unsigned i = 0; i < nk; i++)
 		c->ker[i] = native_frame(c, 0, sample__kernel_addr(s, i));
+	c->jit_top = 0;
+	nl = lua_frames(c, s);
 	/* The running coroutine's frames (before any resumer) are in the trace
 	** when vmstate >= 0. */
+	seg_end = nl;
 	for (unsigned i = 0; i < nl; i++)
-		if (s->lua[i].kind == LT_LUA_COROUTINE) {
+		if (c->lua_leaf_first[i].kind == LT_LUA_COROUTINE) {
 			seg_end = i;
 			break;
 		}
 	for (unsigned i = 0; i < nl; i++) {
-		c->lua_root_first[i] = s->lua[nl - 1 - i];
-		c->lua[i] = lua_frame(c, s, nl, nl - 1 - i,
+		c->lua_root_first[i] = c->lua_leaf_first[nl - 1 - i];
+		c->lua[i] = lua_frame(c, (int)s->tgid, c->lua_leaf_first, nl, nl - 1 - i,
 				      sample__vm_state(s) == VM_JIT && nl - 1 - i < seg_end);
 	}
 	*in = (struct mg_input){

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "lua/trace.h"
 #include "merge/merge.h"
 #include "profile/vm.h"
 #include "wire/luatop.h"
@@ -34,6 +35,10 @@ struct collector_stats {
 	uint64_t with_lua;	/* samples that have Lua frames */
 	uint64_t with_lua_fallback;	/* ... whose merge fell back */
 	uint64_t vm[VM_STATE__COUNT];	/* LuaJIT samples by VM state */
+	uint64_t trace_samples;	/* samples in a JIT trace */
+	uint64_t trace_mapped;	/* ... whose frames came from the snapshot at their pc */
+	uint64_t trace_inlined;	/* ... with frames the trace inlined */
+	uint64_t trace_why[LUATRACE_WHY__COUNT];	/* why the others kept the sampler's */
 };
 
 /* The text of an enum lt_stop. */

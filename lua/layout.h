@@ -46,7 +46,43 @@
 #define LT_LJ_VMST_INTERP	(-1)	/* G->vmstate: ~LJ_VMST_INTERP; >= 0 a trace */
 #define LT_LJ_VMST_C		(-2)	/* a C function (lj_vm_ffi_call, lua_CFunction) */
 #define LT_LJ_VMST_GC		(-3)	/* the collector; < -3: exit, record, opt, asm */
-#define LT_LJ_TRACE_STARTPC	72	/* GCtrace: MRef to the bytecode it starts at */
 #define LT_LJ_TRACE_MAX		65536	/* trace numbers are 16 bits */
+
+/* JIT traces (lj_jit.h, lj_ir.h; the same in upstream 2021-03..2026 and
+** OpenResty 2021-12..2024-03, luajit_traces.md §1-2). */
+#define LT_LJ_TRACE_NSNAP	10	/* GCtrace: u16, snapshots */
+#define LT_LJ_TRACE_NINS	12	/* u32, next IR ref (biased) */
+#define LT_LJ_TRACE_IR		32	/* IRIns *, biased: ir[ref] for nk <= ref */
+#define LT_LJ_TRACE_NK		40	/* u32, lowest constant ref (biased) */
+#define LT_LJ_TRACE_NSNAPMAP	44	/* u32, SnapEntry count */
+#define LT_LJ_TRACE_SNAP	48	/* SnapShot * */
+#define LT_LJ_TRACE_SNAPMAP	56	/* SnapEntry * */
+#define LT_LJ_TRACE_STARTPT	64	/* GCproto of the first instruction */
+#define LT_LJ_TRACE_STARTPC	72	/* MRef to the bytecode it starts at */
+#define LT_LJ_TRACE_SZMCODE	84	/* u32, bytes of machine code */
+#define LT_LJ_TRACE_MCODE	88	/* MCode *, its first byte */
+#define LT_LJ_TRACE_MCLOOP	96	/* u32, offset of the loop body (0: none) */
+#define LT_LJ_TRACE_SPADJUST	102	/* u16, stack adjustment of its frame */
+#define LT_LJ_TRACE_TRACENO	104	/* u16, its number */
+#define LT_LJ_TRACE_LINK	106	/* u16, linked trace */
+#define LT_LJ_TRACE_ROOT	108	/* u16, root trace of a side trace, 0 for a root */
+#define LT_LJ_TRACE_LINKTYPE	116	/* u8, enum of jit.util's linktype names */
+#define LT_LJ_J_SIZETRACE	12	/* MSize, after J->trace (GCRef *) */
+
+#define LT_LJ_SNAP_SIZE		12	/* SnapShot: mapofs u32, ref u16, mcofs u16, */
+#define LT_LJ_SNAP_MAPOFS	0	/* nslots u8, topslot u8, nent u8, count u8 */
+#define LT_LJ_SNAP_MCOFS	6
+#define LT_LJ_SNAP_NENT		10
+#define LT_LJ_SNAPE_FRAME	0x10000	/* SnapEntry = slot << 24 | flags | ref16 */
+#define LT_LJ_SNAPE_CONT	0x20000
+
+#define LT_LJ_REF_BIAS		0x8000	/* IR refs below are constants */
+#define LT_LJ_IR_O		5	/* IRIns: u8 opcode (t: u8 at 4, type = t & 31) */
+#define LT_LJ_IR_T		4
+#define LT_LJ_IR_KGC		24	/* a GC object constant, 64-bit value in ir[ref + 1] */
+#define LT_LJ_IR_KNUM		28	/* a number constant, its bits in ir[ref + 1] */
+#define LT_LJ_IRT_PROTO		7
+#define LT_LJ_IRT_FUNC		8
+#define LT_LJ_GCT_TRACE		9	/* GCHeader.gct (byte 9) of a GCtrace */
 
 #endif

@@ -14,8 +14,8 @@
 #include "lua/names.h"
 #include "base/strpool.h"
 
-_Static_assert(LT_MAX_LUA <= LUAPROTO_PEEK_MAX && LT_MAX_LUA <= 64,
-	       "a batch is one luaproto__peek and a 64-bit served mask");
+#define LS_BATCH_MAX	128	/* frames named as one batch: a sample's, with inlined ones */
+_Static_assert(LS_BATCH_MAX % 64 == 0 && LS_BATCH_MAX >= LT_MAX_LUA, "served is 64-bit words");
 
 #define LS_PROTOS_MAX	65536u		/* protos cached per process (then all dropped) */
 #define LS_SITES_MAX	256u		/* named call sites cached per proto */
@@ -64,8 +64,8 @@ struct ls_batch {
 	int pid;
 	const struct lt_lua_frame *frames;
 	unsigned n;
-	uint64_t served;	/* bit i: frames[i] was named in this batch */
-	struct lt_lua_frame copy[LT_MAX_LUA];
+	uint64_t served[LS_BATCH_MAX / 64];	/* bit i: frames[i] was named in this batch */
+	struct lt_lua_frame copy[LS_BATCH_MAX];
 };
 
 struct luanames {
@@ -379,17 +379,16 @@ static int proto_get(struct luanames *ls, struct ls_proc *pr, uint64_t addr, str
 static void batch_begin(struct luanames *ls, struct ls_proc *pr,
 			const struct lt_lua_frame *frames, unsigned n)
 {
-	uint64_t addr[LT_MAX_LUA];
-	struct ls_proto *ent[LT_MAX_LUA];
-	uint8_t hdr[LT_MAX_LUA * LUAPROTO_SIZE];
+	uint64_t addr[LS_BATCH_MAX];
+	struct ls_proto *ent[LS_BATCH_MAX];
+	uint8_t hdr[LUAPROTO_PEEK_MAX * LUAPROTO_SIZE];
 	unsigned m = 0;
-	int got;
 
 	ls->seq++;
 	ls->batch.pid = pr->pid;
 	ls->batch.frames = frames;
 	ls->batch.n = n;
-	ls->batch.served = 0;
+	memset(ls->batch.served, 0, sizeof(ls->batch.served));
 	memcpy(ls->batch.copy, frames, n * sizeof(*frames));
 	for (unsigned i = 0; i < n; i++) {
 		struct ls_proto *e;
@@ -403,13 +402,19 @@ static void batch_begin(struct luanames *ls, struct ls_proc *pr,
 		ent[m] = e;
 		addr[m++] = e->addr;
 	}
-	got = m ? luaproto__peek(ls->rd, addr, m, hdr) : 0;
-	for (unsigned k = 0; k < m; k++) {
-		if (got >= 0 && k < (unsigned)got) {
-			if (!luaproto__same(&ent[k]->p, hdr + (size_t)k * LUAPROTO_SIZE))
-				ent[k]->ok = 0;
-		} else {
-			ent[k]->seen = 0;	/* unread: proto_get checks it alone */
+	for (unsigned at = 0; at < m; at += LUAPROTO_PEEK_MAX) {	/* a system call each */
+		unsigned k, part = m - at < LUAPROTO_PEEK_MAX ? m - at : LUAPROTO_PEEK_MAX;
+		int got = luaproto__peek(ls->rd, addr + at, part, hdr);
+
+		for (k = 0; k < part; k++) {
+			struct ls_proto *e = ent[at + k];
+
+			if (got >= 0 && k < (unsigned)got) {
+				if (!luaproto__same(&e->p, hdr + (size_t)k * LUAPROTO_SIZE))
+					e->ok = 0;
+			} else {
+				e->seen = 0;	/* unread: proto_get checks it alone */
+			}
 		}
 	}
 }
@@ -420,7 +425,8 @@ static int batch_same(const struct luanames *ls, int pid, const struct lt_lua_fr
 {
 	const struct ls_batch *b = &ls->batch;
 
-	return b->frames == frames && b->pid == pid && b->n == n && !(b->served >> i & 1) &&
+	return b->frames == frames && b->pid == pid && b->n == n &&
+	       !(b->served[i / 64] >> (i % 64) & 1) &&
 	       !memcmp(b->copy, frames, n * sizeof(*frames));
 }
 
@@ -607,12 +613,12 @@ int luanames__frame(struct luanames *ls, int pid, const struct mreader *rd,
 		proc_flush(pr);
 		ls->batch.frames = NULL;
 	}
-	if (n <= LT_MAX_LUA && !batch_same(ls, pid, frames, n, i))
+	if (n <= LS_BATCH_MAX && !batch_same(ls, pid, frames, n, i))
 		batch_begin(ls, pr, frames, n);
-	else if (n > LT_MAX_LUA)
+	else if (n > LS_BATCH_MAX)
 		ls->seq++;	/* no batch: validate each proto on use */
-	if (n <= LT_MAX_LUA)
-		ls->batch.served |= 1ull << i;
+	if (n <= LS_BATCH_MAX)
+		ls->batch.served[i / 64] |= 1ull << (i % 64);
 	switch (f->kind) {
 	case LT_LUA_LUA:
 		err = lua_frame(ls, pr, frames, n, i, lines, out);

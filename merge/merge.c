@@ -96,7 +96,7 @@ static int precheck(const struct mg_input *in, unsigned nvm)
 
 int merge__stacks(const struct mg_input *in, struct mg_ref *out, unsigned *n, int *reason)
 {
-	unsigned starts[LT_MAX_LUA + 1], nvm = 0, ns, seg = 0;
+	unsigned starts[MG_MAX_LUA + 1], nvm = 0, ns, seg = 0;
 
 	*n = 0;
 	for (unsigned i = 0; i < in->n_native; i++)
@@ -110,7 +110,7 @@ int merge__stacks(const struct mg_input *in, struct mg_ref *out, unsigned *n, in
 		return 0;
 	}
 	*reason = precheck(in, nvm);
-	ns = split(in, starts, LT_MAX_LUA);
+	ns = split(in, starts, MG_MAX_LUA);
 	if (*reason < 0 && ns != nvm)
 		*reason = MG_SEGMENT_MISMATCH;
 	if (*reason >= 0) {

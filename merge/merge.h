@@ -44,7 +44,8 @@ struct mg_input {
 	int have_G;		/* the thread's VM state was found */
 };
 
-#define MG_MAX_OUT	(LT_MAX_USER + LT_MAX_KERNEL + LT_MAX_LUA + 1)
+#define MG_MAX_LUA	128	/* Lua frames in: the sampler's, and those a JIT trace inlined */
+#define MG_MAX_OUT	(LT_MAX_USER + LT_MAX_KERNEL + MG_MAX_LUA + 1)
 
 /*
 ** Merge. Returns 0 and fills out[0..*n) with the merged stack (native frames
