@@ -84,7 +84,8 @@ static int on_sample(const struct lt_sample *smp, void *ctx)
 	struct session *s = ctx;
 
 	/* New code mapped (dlopen, exec): load its tables for the next samples. */
-	if (smp->user_stop == LT_STOP_NO_MAPPING || smp->user_stop == LT_STOP_NO_PROC)
+	if (smp->user_stop == LT_STOP_NO_MAPPING || smp->user_stop == LT_STOP_NO_PROC ||
+	    (smp->flags & LT_SAMPLE_NEW_CODE))
 		tables__sync(sampler__tables(s->sampler), (int)smp->tgid, RESYNC_MS, 0);
 	if (collector__add(s->collector, smp)) {
 		s->alloc_failed = 1;

@@ -475,9 +475,9 @@ void luatraces__delete(struct luatraces *c)
 	free(c);
 }
 
-/* The cached trace of header h, loaded when new: 0, or -why. */
+/* The cached trace of header h, loaded when new: 0, or -1 and *why. */
 static int trace_of(struct luatraces *c, const struct mreader *r, const struct luatrace_hdr *h,
-		    struct ctrace **out)
+		    struct ctrace **out, enum luatrace_why *why)
 {
 	struct ctrace *t;
 	int err;
@@ -489,9 +489,11 @@ static int trace_of(struct luatraces *c, const struct mreader *r, const struct l
 			return 0;
 		}
 	err = ctrace_load(r, h, &t);
-	if (err)
-		return err == -ENOTSUP ? -LUATRACE_WHY_NO_MCOFS :
-		       err == -ESTALE ? -LUATRACE_WHY_GONE : -LUATRACE_WHY_BAD;
+	if (err) {
+		*why = err == -ENOTSUP ? LUATRACE_WHY_NO_MCOFS :
+		       err == -ESTALE || err == -EFAULT ? LUATRACE_WHY_GONE : LUATRACE_WHY_BAD;
+		return -1;
+	}
 	if (c->n == TR_CACHE_MAX)
 		luatraces__flush(c);	/* many flushes: start over */
 	if (c->n == c->cap) {
@@ -500,7 +502,8 @@ static int trace_of(struct luatraces *c, const struct mreader *r, const struct l
 
 		if (!p) {
 			ctrace_free(t);
-			return -LUATRACE_WHY_BAD;
+			*why = LUATRACE_WHY_BAD;
+			return -1;
 		}
 		c->t = p;
 		c->cap = cap;
@@ -748,7 +751,6 @@ int luatraces__snapshot(struct luatraces *c, const struct mreader *r, const stru
 	struct luatrace_hdr found;
 	struct ctrace *t = NULL;
 	unsigned i;
-	int err;
 
 	if (!h || pc < h->mcode || pc - h->mcode >= h->szmcode) {
 		if (find_by_pc(r, jtrace, pc, &found)) {
@@ -757,11 +759,8 @@ int luatraces__snapshot(struct luatraces *c, const struct mreader *r, const stru
 		}
 		h = &found;
 	}
-	err = trace_of(c, r, h, &t);
-	if (err) {
-		*why = (enum luatrace_why)-err;
+	if (trace_of(c, r, h, &t, why))
 		return -1;
-	}
 	i = region_of(t, (uint32_t)(pc - h->mcode));
 	if (rule == LUATRACE_RULE_PATH)
 		*out = on_path(c, t, r, i, (uint32_t)(pc - h->mcode));

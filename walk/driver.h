@@ -264,9 +264,15 @@ static long lt_walk_frame(__u32 i, void *arg)
 	if (rc < 0) {
 		rc = lt_uw_find_rule(LT_LOOKUP_CTX(w), w->slot, lt_frame_pc(w->r.pc, w->how),
 				     &rule, &row);
-		/* Code without tables: a JIT trace if the cframe rule finds its VM frame. */
-		if (rc == LT_STOP__COUNT && rule.kind == LT_UW_FP && w->lua_on &&
-		    lt_lj_step(w, w->s.G, &w->L, &w->r, &w->how) == LT_STOP__COUNT) {
+		/* Code without tables, or (in a trace) in no mapping the tables know
+		** yet (a trace flush maps new machine-code areas): a JIT trace if the
+		** cframe rule finds its VM frame. */
+		if (rc == LT_STOP_NO_MAPPING)
+			w->s.flags |= LT_SAMPLE_NEW_CODE;
+		if (((rc == LT_STOP__COUNT && rule.kind == LT_UW_FP) ||
+		     (rc == LT_STOP_NO_MAPPING && w->s.vmstate >= 0)) &&
+		    w->lua_on && lt_lj_step(w, w->s.G, &w->L, &w->r, &w->how) == LT_STOP__COUNT) {
+			rc = LT_STOP__COUNT;
 			w->s.user_how[n & (LT_MAX_USER - 1)] |= LT_HOW_F_TRACE;
 			lt_walk_lua_switch(w);
 		} else if (rc == LT_STOP__COUNT) {

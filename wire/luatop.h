@@ -45,7 +45,8 @@
 #define LT_SAMPLE_LUA		0x8	/* the process runs LuaJIT: vmstate and lua[] are valid */
 #define LT_SAMPLE_NO_G		0x10	/* LuaJIT process, but no global_State known for the thread */
 #define LT_SAMPLE_LUA_TRUNC	0x20	/* Lua walk ended early (more frames than lua[], or a bad frame) */
-#define LT_SAMPLE_FLAGS_ALL	0x3f
+#define LT_SAMPLE_NEW_CODE	0x40	/* a pc in no mapping the tables know: re-read the maps */
+#define LT_SAMPLE_FLAGS_ALL	0x7f
 
 /* What one Lua frame is (lt_lua_frame.kind). */
 enum lt_lua_kind {
