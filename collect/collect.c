@@ -54,11 +54,15 @@ struct collector {
 	struct calltree *tree[COLLECT_VIEW__COUNT];	/* merged, raw: for the live view */
 	struct collector_stats stats;
 	unsigned jit_top;	/* this sample's first Lua frames that ran in its trace */
+	unsigned n_inlined;	/* ... of which the trace inlined the first ones */
 	uint32_t pathbuf[MG_MAX_OUT + 2];	/* [0]: room for "[fallback]" */
 	uint32_t *path;		/* pathbuf + 1: the stack being added */
+	uint8_t marks[MG_MAX_OUT + 1];	/* CT_MARK_* of each frame of path */
 	/* One sample's frames by source, root first. */
 	uint32_t nat[LT_MAX_USER], ker[LT_MAX_KERNEL], lua[MG_MAX_LUA];
 	uint8_t nat_how[LT_MAX_USER];
+	uint8_t lua_marks[MG_MAX_LUA];	/* CT_MARK_* of each Lua frame, root first */
+	uint32_t traceno;	/* the trace the sample ran in, 0: none or unknown */
 	struct lt_lua_frame lua_leaf_first[MG_MAX_LUA];	/* with a trace's inlined frames */
 	struct lt_lua_frame lua_root_first[MG_MAX_LUA];
 	struct mg_ref refs[MG_MAX_OUT];
@@ -278,6 +282,8 @@ static unsigned lua_frames(struct collector *c, const struct lt_sample *s)
 	}
 	c->stats.trace_mapped++;
 	c->stats.trace_inlined += snap->n > 0;
+	c->traceno = snap->traceno;
+	c->n_inlined = snap->n;
 	for (k = 0; k < snap->n && k + nl < MG_MAX_LUA; k++)
 		c->lua_leaf_first[k] = snap->frames[k];
 	memcpy(c->lua_leaf_first + k, s->lua, nl * sizeof(s->lua[0]));
@@ -303,7 +309,7 @@ static void gather(struct collector *c, const struct lt_sample *s, struct mg_inp
 	}
 	for (unsigned i = 0; i < nk; i++)
 		c->ker[i] = native_frame(c, 0, sample__kernel_addr(s, i));
-	c->jit_top = 0;
+	c->jit_top = c->n_inlined = c->traceno = 0;
 	nl = lua_frames(c, s);
 	/* The running coroutine's frames (before any resumer) are in the trace
 	** when vmstate >= 0. */
@@ -314,9 +320,12 @@ static void gather(struct collector *c, const struct lt_sample *s, struct mg_inp
 			break;
 		}
 	for (unsigned i = 0; i < nl; i++) {
-		c->lua_root_first[i] = c->lua_leaf_first[nl - 1 - i];
-		c->lua[i] = lua_frame(c, (int)s->tgid, c->lua_leaf_first, nl, nl - 1 - i,
-				      sample__vm_state(s) == VM_JIT && nl - 1 - i < seg_end);
+		unsigned leaf_i = nl - 1 - i;
+		int jit = sample__vm_state(s) == VM_JIT && leaf_i < seg_end;
+
+		c->lua_root_first[i] = c->lua_leaf_first[leaf_i];
+		c->lua[i] = lua_frame(c, (int)s->tgid, c->lua_leaf_first, nl, leaf_i, jit);
+		c->lua_marks[i] = (jit ? CT_MARK_JIT : 0) | (leaf_i < c->n_inlined ? CT_MARK_INLINED : 0);
 	}
 	*in = (struct mg_input){
 		.native_how = c->nat_how, .n_native = nu, .n_kernel = nk,
@@ -344,10 +353,12 @@ static int resolve(struct collector *c, unsigned n, uint32_t *len)
 
 		if (id == UINT32_MAX)
 			return -ENOMEM;
+		c->marks[*len] = r->source == MG_LUA ? c->lua_marks[r->index] : 0;
 		c->path[(*len)++] = id;
 	}
 	if (!*len) {
 		c->stats.empty++;
+		c->marks[*len] = 0;
 		c->path[(*len)++] = frametab__special(c->frames, SPECIAL_UNKNOWN);
 	}
 	return c->path[0] == UINT32_MAX ? -ENOMEM : 0;
@@ -367,7 +378,8 @@ static int add_view(struct collector *c, enum collect_view v, uint32_t n, uint64
 	} else {
 		err = stacktab__add(c->stacks[v], c->path, n, 1);
 	}
-	return err ? err : calltree__add(c->tree[v], c->path, n, 1, t, fb ? CT_FALLBACK : 0);
+	return err ? err : calltree__add_marked(c->tree[v], c->path, c->marks, n, 1, t,
+						fb ? CT_FALLBACK : 0, c->traceno);
 }
 
 /* What the sample says of itself, counted. */

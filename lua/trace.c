@@ -392,6 +392,7 @@ static int decode(const struct ctrace *t, const struct mreader *r, unsigned i,
 	memset(out, 0, sizeof(*out));
 	memset(sl.has, 0, sizeof(sl.has));
 	out->index = i;
+	out->traceno = t->h.traceno;
 	out->mcofs = t->mcofs[i];
 	if (mreader__read(r, t->h.snapmap + 4ull * t->mapofs[i], map, 4 * (nent + 2)))
 		return -1;

@@ -50,6 +50,7 @@ struct luatrace_hdr {
 ** one the sampler found at jit_base), and that frame's own pc. */
 struct luatrace_snap {
 	uint32_t index;			/* its number (= exit number) */
+	uint32_t traceno;		/* the trace's number */
 	uint32_t mcofs;			/* its region starts at this machine-code offset */
 	uint64_t pc;			/* the bytecode it resumes at, in the innermost frame */
 	uint64_t base_pc;		/* the base frame's pc (after its call into the first

@@ -53,6 +53,8 @@ struct ct_node {
 	uint32_t bidx;		/* index of this node's delta in the bucket of second bsec - 1 */
 	uint64_t bsec;		/* second + 1 of that bucket; 0: none */
 	uint64_t cum[2];	/* samples, fallback samples: since the start */
+	uint64_t marked[CT_MARKS];	/* samples with each mark, since the start */
+	uint32_t trace;		/* the JIT trace its latest JIT sample ran in; 0: none */
 	uint64_t win[2];	/* the same, in the sliding window */
 	double dec[2];		/* the same, decaying, scaled by 2^((t - t0)/H) */
 };
@@ -376,6 +378,14 @@ static uint32_t ct_newnode(struct calltree *t, uint32_t parent, uint32_t frame)
 int calltree__add(struct calltree *t, const uint32_t *frames, uint32_t n, uint64_t count,
 		  uint64_t time_ns, unsigned flags)
 {
+	return calltree__add_marked(t, frames, NULL, n, count, time_ns, flags, 0);
+}
+
+/* The same, with each frame's marks and the trace of the JIT-marked ones. */
+int calltree__add_marked(struct calltree *t, const uint32_t *frames, const uint8_t *marks,
+			 uint32_t n, uint64_t count, uint64_t time_ns, unsigned flags,
+			 uint32_t trace)
+{
 	uint64_t fb = flags & CT_FALLBACK ? count : 0, sec = time_ns / NS;
 	struct ct_delta *d = NULL;
 	uint32_t x = CT_ROOT;
@@ -405,9 +415,16 @@ int calltree__add(struct calltree *t, const uint32_t *frames, uint32_t n, uint64
 		ct_rescale(t, time_ns);
 		f = 1;
 	}
-	for (; x != CT_NONE; x = t->node[x].parent) {
+	for (uint32_t i = n; x != CT_NONE; x = t->node[x].parent, i--) {
 		struct ct_node *nd = &t->node[x];
 
+		if (marks && i > 0)	/* node x stands for frames[i - 1] */
+			for (unsigned m = 0; m < CT_MARKS; m++)
+				if (marks[i - 1] & (1u << m)) {
+					nd->marked[m] = sat_add(nd->marked[m], count);
+					if (trace && (1u << m) == CT_MARK_JIT)
+						nd->trace = trace;
+				}
 		nd->cum[0] = sat_add(nd->cum[0], count);
 		nd->cum[1] = sat_add(nd->cum[1], fb);
 		nd->dec[0] += (double)count * f;
@@ -660,4 +677,17 @@ int calltree__to_stacks(const struct calltree *t, uint32_t top, enum ct_window w
 	}
 	free(path);
 	return err;
+}
+
+uint64_t calltree__marked(const struct calltree *t, uint32_t node, unsigned mark)
+{
+	for (unsigned m = 0; m < CT_MARKS; m++)
+		if (mark == 1u << m)
+			return node < t->n ? t->node[node].marked[m] : 0;
+	return 0;
+}
+
+uint32_t calltree__trace(const struct calltree *t, uint32_t node)
+{
+	return node < t->n ? t->node[node].trace : 0;
 }

@@ -20,6 +20,10 @@ enum ct_window {
 };
 
 #define CT_FALLBACK	0x1u		/* calltree__add flag: the merge fell back */
+/* Marks of one frame of a sample, not part of its identity (calltree__add_marked). */
+#define CT_MARK_JIT	0x1u		/* the frame ran as JIT-compiled code */
+#define CT_MARK_INLINED	0x2u		/* ... inlined into the trace of a caller */
+#define CT_MARKS	2
 #define CT_ROOT		0u		/* node id of the root ("all"); it has no frame */
 #define CT_NONE		UINT32_MAX	/* no node */
 #define CT_SPAN_MAX	3600u		/* longest sliding window, seconds */
@@ -54,6 +58,14 @@ double calltree__half_life(const struct calltree *t);
 */
 int calltree__add(struct calltree *t, const uint32_t *frames, uint32_t n, uint64_t count,
 		  uint64_t time_ns, unsigned flags);
+/*
+** The same, with marks[i] (CT_MARK_*, NULL: none) for frames[i] and, for the
+** frames marked CT_MARK_JIT, the number of the trace they ran in (0: unknown).
+** Marks are counted since the start, in every window.
+*/
+int calltree__add_marked(struct calltree *t, const uint32_t *frames, const uint8_t *marks,
+			 uint32_t n, uint64_t count, uint64_t time_ns, unsigned flags,
+			 uint32_t trace);
 /* Move the tree's clock to now_ns (never back): expires sliding deltas, decays. */
 void calltree__advance(struct calltree *t, uint64_t now_ns);
 /* Forget every sample and node (keeps the clock, the span and the capacity). */
@@ -79,6 +91,10 @@ double calltree__weight(const struct calltree *t, uint32_t node, enum ct_window 
 /* Samples whose leaf is node itself (weight minus the children's), never below 0. */
 double calltree__self(const struct calltree *t, uint32_t node, enum ct_window w,
 		      int fallback_only);
+/* Samples of node (since the start) whose frame had the mark (one CT_MARK_*). */
+uint64_t calltree__marked(const struct calltree *t, uint32_t node, unsigned mark);
+/* The trace the node's latest JIT-marked sample ran in, 0 if none. */
+uint32_t calltree__trace(const struct calltree *t, uint32_t node);
 /*
 ** The frames from the root to node (root excluded) into out[0..max); returns
 ** the node's depth (the path length), which may exceed max (then out holds

@@ -3,7 +3,8 @@
 ** 8 colours, 256 colours. Hue encodes the frame kind
 ** (research/tui_survey.md c3): JIT green, interpreted Lua aqua, C called from
 ** Lua yellow, other native code warm red, kernel orange (blue in 8 colours),
-** fallback magenta and underlined, so it shows without colour too.
+** fallback magenta and underlined, so it shows without colour too. Frames the
+** JIT inlined are a paler green (256 colours), and marked in every scheme.
 */
 #include <stdlib.h>
 
@@ -30,6 +31,7 @@ static const struct style styles[SCHEME__COUNT][CR__COUNT] = {
 		[CR_BOX_KERNEL]	  = { DEF, DEF, A_REVERSE },
 		[CR_BOX_LUA]	  = { DEF, DEF, A_REVERSE },
 		[CR_BOX_LUA_JIT]  = { DEF, DEF, A_REVERSE },
+		[CR_BOX_LUA_INLINED] = { DEF, DEF, A_REVERSE },
 		[CR_BOX_LUA_C]	  = { DEF, DEF, A_REVERSE },
 		[CR_BOX_SPECIAL]  = { DEF, DEF, A_REVERSE | A_DIM },
 		[CR_BOX_FALLBACK] = { DEF, DEF, A_REVERSE | A_UNDERLINE },
@@ -61,6 +63,7 @@ static const struct style styles[SCHEME__COUNT][CR__COUNT] = {
 		[CR_BOX_KERNEL]	  = { COLOR_WHITE, COLOR_BLUE, A_NORMAL },
 		[CR_BOX_LUA]	  = { COLOR_BLACK, COLOR_CYAN, A_NORMAL },
 		[CR_BOX_LUA_JIT]  = { COLOR_BLACK, COLOR_GREEN, A_NORMAL },
+		[CR_BOX_LUA_INLINED] = { COLOR_BLACK, COLOR_GREEN, A_NORMAL },
 		[CR_BOX_LUA_C]	  = { COLOR_BLACK, COLOR_YELLOW, A_NORMAL },
 		[CR_BOX_SPECIAL]  = { COLOR_BLACK, COLOR_WHITE, A_NORMAL },
 		[CR_BOX_FALLBACK] = { COLOR_BLACK, COLOR_MAGENTA, A_UNDERLINE },
@@ -92,6 +95,7 @@ static const struct style styles[SCHEME__COUNT][CR__COUNT] = {
 		[CR_BOX_KERNEL]	  = { 16, 214, A_NORMAL },
 		[CR_BOX_LUA]	  = { 16, 80, A_NORMAL },
 		[CR_BOX_LUA_JIT]  = { 16, 114, A_NORMAL },
+		[CR_BOX_LUA_INLINED] = { 16, 157, A_NORMAL },
 		[CR_BOX_LUA_C]	  = { 16, 186, A_NORMAL },
 		[CR_BOX_SPECIAL]  = { 16, 250, A_NORMAL },
 		[CR_BOX_FALLBACK] = { 231, 127, A_UNDERLINE },

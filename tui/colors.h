@@ -22,6 +22,7 @@ enum role {
 	CR_BOX_KERNEL,
 	CR_BOX_LUA,
 	CR_BOX_LUA_JIT,
+	CR_BOX_LUA_INLINED,	/* a Lua frame the JIT inlined into its caller's trace */
 	CR_BOX_LUA_C,
 	CR_BOX_SPECIAL,
 	CR_BOX_FALLBACK,	/* ... a frame of fallback stacks (also underlined) */

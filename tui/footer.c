@@ -27,6 +27,17 @@ static const char *kind_name(enum frame_kind k)
 	}
 }
 
+/* ", JIT trace 12, inlined" for a frame that ran in a trace. */
+static void jit_note(struct ui *u, char *out, size_t len)
+{
+	uint32_t tr = calltree__trace(u->tree, u->sel);
+
+	out[0] = '\0';
+	if (u->sel == CT_ROOT || !tr)
+		return;
+	snprintf(out, len, ", JIT trace %u%s", tr, ui__is_inlined(u, u->sel) ? ", inlined" : "");
+}
+
 /* The selected frame: name, kind, total and self. */
 static void selection(struct ui *u, int y)
 {
@@ -34,17 +45,18 @@ static void selection(struct ui *u, int y)
 	double all = ui__weight(u, CT_ROOT), tot = ui__weight(u, u->sel);
 	double self = calltree__self(u->tree, u->sel, u->window, u->fb_only);
 	double zoom = ui__weight(u, u->top);
-	char buf[512], n1[32], n2[32];
+	char buf[512], n1[32], n2[32], jit[64];
 	int x;
 
+	jit_note(u, jit, sizeof(jit));
 	ui__fill(y, 0, COLS, CR_SELLINE);
 	snprintf(buf, sizeof(buf), " %s ", u->utf8 ? "\xe2\x96\xb6" : ">");
 	x = ui__put(u, y, 0, COLS, CR_SELLINE, buf);
 	x += ui__put(u, y, x, COLS - x, CR_SELLINE, ui__name(u, u->sel));
 	text__count(n1, sizeof(n1), tot);
 	text__count(n2, sizeof(n2), self);
-	snprintf(buf, sizeof(buf), " [%s%s]  total %.1f%% (%s)  self %.1f%% (%s)",
-		 u->sel == CT_ROOT ? "root" : kind_name(f ? f->kind : FRAME_NATIVE),
+	snprintf(buf, sizeof(buf), " [%s%s%s]  total %.1f%% (%s)  self %.1f%% (%s)",
+		 u->sel == CT_ROOT ? "root" : kind_name(f ? f->kind : FRAME_NATIVE), jit,
 		 u->sel != CT_ROOT && ui__is_fallback(u, u->sel) ? ", fallback" : "",
 		 all > 0 ? 100 * tot / all : 0, n1, all > 0 ? 100 * self / all : 0, n2);
 	x += ui__put(u, y, x, COLS - x, CR_SELLINE, buf);

@@ -7,7 +7,8 @@
 ** whose background is the right box's: widths keep sub-cell precision.
 ** Where colour cannot tell two touching boxes apart (same colour, or no
 ** colour at all) the right one starts with a thin bar. Fallback frames are
-** magenta, underlined, and marked ▚ ('!' in ASCII) before their name.
+** magenta, underlined, and marked ▚ ('!' in ASCII) before their name; frames
+** a JIT trace inlined are marked » ('>').
 */
 #include <curses.h>
 #include <stdio.h>
@@ -48,6 +49,8 @@ static enum role box_role(struct ui *u, const struct box *b)
 		return CR_BOX_FALLBACK;
 	if (b->node == CT_ROOT)
 		return CR_BOX_SPECIAL;
+	if (ui__is_inlined(u, b->node))
+		return CR_BOX_LUA_INLINED;
 	f = frametab__get(u->feed->frames, calltree__frame(u->tree, b->node));
 	return colors__kind(f ? f->kind : FRAME_NATIVE);
 }
@@ -64,6 +67,8 @@ static void label(struct ui *u, const struct box *b, struct cell *row, int c0, i
 		return;
 	if (fallback)
 		name[n++] = u->utf8 ? 0x259a : '!';	/* ▚ */
+	else if (!(b->flags & BOX_POOL) && ui__is_inlined(u, b->node))
+		name[n++] = u->utf8 ? 0x00bb : '>';	/* » */
 	if (b->flags & BOX_POOL)
 		name[n++] = u->utf8 ? 0x2026 : '.';
 	else

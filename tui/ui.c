@@ -106,6 +106,14 @@ int ui__is_fallback(const struct ui *u, uint32_t node)
 	return fb > 0 && fb * 2 >= all;
 }
 
+/* Was the node's frame inlined into a trace in most of its samples (since the start)? */
+int ui__is_inlined(const struct ui *u, uint32_t node)
+{
+	uint64_t in = calltree__marked(u->tree, node, CT_MARK_INLINED);
+
+	return in > 0 && (double)in * 2 >= calltree__weight(u->tree, node, CT_CUMULATIVE, 0);
+}
+
 /* A message on the status line for a few seconds. */
 void ui__status(struct ui *u, int err, const char *fmt, ...)
 {
