@@ -2,6 +2,7 @@
 ** Session helpers shared by batch mode and the live view.
 */
 #include <stdio.h>
+#include <time.h>
 
 #include "base/log.h"
 #include "bpf/loader.h"
@@ -10,9 +11,50 @@
 #include "lua/detect.h"
 #include "cli/session.h"
 
+/*
+** Tell the collector each target's LuaJIT build as soon as the sampler's
+** tables know it: a spawned program or a host loads its LuaJIT after luatop
+** started, and trace lookups and Lua names need the build's offsets.
+*/
+static void learn_luajit(struct session *s)
+{
+	if (!s->sampler || !s->collector)
+		return;
+	for (unsigned i = 0; i < s->ntargets && i < OPT_MAX_PIDS; i++) {
+		struct target *t = &s->targets[i];
+		const char *path = NULL;
+		const struct luabuild *lj;
+
+		if (s->vm_known[i])
+			continue;
+		lj = tables__luajit(sampler__tables(s->sampler), t->pid, &path);
+		if (!lj || !lj->supported)
+			continue;
+		collector__set_luajit(s->collector, t->pid, lj);
+		snprintf(s->luajit_buf, sizeof(s->luajit_buf), "%s%s GC64",
+			 lj->version[0] ? lj->version : "LuaJIT 2.1",
+			 lj->openresty ? " (OpenResty)" : "");
+		s->luajit = s->luajit_buf;
+		s->vm_known[i] = 1;
+	}
+}
+
 int session__pump(struct session *s, int timeout_ms)
 {
-	return sampler__poll(s->sampler, timeout_ms);
+	struct timespec now;
+	int rc;
+
+	if (!s->sampler)
+		return 0;
+	if ((rc = sampler__wait(s->sampler, timeout_ms)) < 0)
+		return rc;
+	/* Every sample waiting now was taken before now (bpf_ktime_get_ns is
+	** CLOCK_MONOTONIC): what the collector checks from here on is newer. */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	collector__epoch(s->collector, (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
+	rc = sampler__consume(s->sampler);
+	learn_luajit(s);
+	return rc;
 }
 
 unsigned session__alive(struct session *s)
@@ -44,14 +86,9 @@ static int notice_of(struct session *s, unsigned i, char *msg, size_t len)
 	const char *path = NULL;
 	const struct luabuild *lj = tables__luajit(sampler__tables(s->sampler), t->pid, &path);
 
-	if (lj && lj->supported) {
-		collector__set_luajit(s->collector, t->pid, lj);
-		snprintf(s->luajit_buf, sizeof(s->luajit_buf), "%s%s GC64",
-			 lj->version[0] ? lj->version : "LuaJIT 2.1",
-			 lj->openresty ? " (OpenResty)" : "");
-		s->luajit = s->luajit_buf;
+	learn_luajit(s);
+	if (s->vm_known[i])
 		return 0;
-	}
 	if (lj) {
 		snprintf(msg, len, "PID %d (%s): %s in %s: profiling native code only",
 			 (int)t->pid, t->comm, lj->why[0] ? lj->why : "unsupported LuaJIT build",

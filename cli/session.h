@@ -6,6 +6,7 @@
 #define LUATOP_CLI_SESSION_H
 
 #include <signal.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "cli/options.h"
@@ -14,6 +15,9 @@
 struct sampler;
 struct collector;
 struct tmodel;
+
+#define SESSION_INGEST_NS	20	/* ingest times are counted in steps of this */
+#define SESSION_INGEST_BUCKETS	5000	/* up to 100 us */
 
 struct session {
 	const struct options *opt;
@@ -26,7 +30,14 @@ struct session {
 	int alloc_failed;		/* the collector ran out of memory */
 	const char *luajit;		/* LuaJIT flavour for the TUI header; NULL: unknown */
 	char luajit_buf[96];		/* what luajit points to */
+	unsigned char vm_known[OPT_MAX_PIDS];	/* the collector knows its LuaJIT build */
 	unsigned char vm_noticed[OPT_MAX_PIDS];	/* the LuaJIT notice was given */
+	uint64_t ingest_ns, ingested;	/* CPU time the collector took for its samples */
+	uint32_t ingest_hist[SESSION_INGEST_BUCKETS];	/* ... per sample, in 20 ns steps
+							   (the last: longer) */
+	FILE *record;			/* --record: the samples' file; NULL: none */
+	uint64_t recorded;		/* samples written to it */
+	int record_failed;
 	unsigned captured;		/* fixtures written (--capture) */
 	int capture_failed;
 };

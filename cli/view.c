@@ -78,6 +78,7 @@ static void live_stats(void *ctx, struct tui_stats *st)
 
 	st->received = cs->samples;
 	st->lost = session__lost(s);
+	st->luajit = s->luajit;
 	memcpy(st->vm, cs->vm, sizeof(st->vm));
 	uint64_t top = 0;
 
@@ -86,6 +87,15 @@ static void live_stats(void *ctx, struct tui_stats *st)
 		if (cs->fallback_why[r] > top) {
 			top = cs->fallback_why[r];
 			st->fallback_why = merge__reason_text(r);
+		}
+	st->trace_samples = cs->trace_samples;
+	st->trace_mapped = cs->trace_mapped;
+	st->trace_why = NULL;
+	top = 0;
+	for (int r = 0; r < LUATRACE_WHY__COUNT; r++)
+		if (cs->trace_why[r] > top) {
+			top = cs->trace_why[r];
+			st->trace_why = luatrace__why_text(r);
 		}
 	st->exited = !session__alive(s);
 	st->failed = s->alloc_failed;
@@ -99,7 +109,7 @@ int view__live(struct session *s)
 	struct calltree *r = collector__tree(s->collector, COLLECT_RAW);
 	char who[128], pid[32];
 	struct tui_feed f = {
-		.who = who, .luajit = s->luajit, .snapname = pid, .freq = o->freq, .live = 1,
+		.who = who, .snapname = pid, .freq = o->freq, .live = 1,
 		.delay = o->delay, .window = o->window, .raw = o->raw,
 		.frames = collector__frames(s->collector), .tree = { m, r },
 		.fd = sampler__fd(s->sampler), .pump = live_pump, .stats = live_stats, .ctx = s,

@@ -42,9 +42,9 @@ static void line1(struct ui *u)
 		 f->live ? "" : "file ", f->who);
 	add(u, 0, &x, CR_TITLE, buf);
 	if (f->live) {
-		snprintf(buf, sizeof(buf), "%sLuaJIT %s%s%u Hz%s", sep(u),
-			 f->luajit ? f->luajit : (u->utf8 ? "\xe2\x80\x93" : "-"), sep(u),
-			 f->freq, sep(u));
+		snprintf(buf, sizeof(buf), "%s%s%s%u Hz%s", sep(u),
+			 u->st.luajit ? u->st.luajit : (u->utf8 ? "LuaJIT \xe2\x80\x93" : "LuaJIT -"),
+			 sep(u), f->freq, sep(u));
 	} else {
 		snprintf(buf, sizeof(buf), "%s", sep(u));
 	}
@@ -121,6 +121,17 @@ static void vm_text(const struct ui *u, char *out, size_t outsz)
 					100.0 * u->st.vm[i] / sum);
 }
 
+/* How many samples in traces were placed by their snapshots, and why not the rest. */
+static void trace_text(const struct ui *u, char *out, size_t outsz)
+{
+	double mapped = 100.0 * u->st.trace_mapped / u->st.trace_samples;
+
+	if (u->st.trace_mapped < u->st.trace_samples && u->st.trace_why)
+		snprintf(out, outsz, "traces %.1f%% mapped (%s)", mapped, u->st.trace_why);
+	else
+		snprintf(out, outsz, "traces %.1f%% mapped", mapped);
+}
+
 /* Line 2: window, samples, lost and fallback shares, badges, VM split. */
 static void line2(struct ui *u)
 {
@@ -158,6 +169,11 @@ static void line2(struct ui *u)
 	}
 	if (COLS >= VM_MIN_COLS && u->feed->live) {
 		vm_text(u, buf, sizeof(buf));
+		add(u, 1, &x, CR_HEADER, sep(u));
+		add(u, 1, &x, CR_HEADER, buf);
+	}
+	if (COLS >= VM_MIN_COLS && u->st.trace_samples) {
+		trace_text(u, buf, sizeof(buf));
 		add(u, 1, &x, CR_HEADER, sep(u));
 		add(u, 1, &x, CR_HEADER, buf);
 	}

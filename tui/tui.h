@@ -17,15 +17,18 @@
 struct tui_stats {
 	uint64_t received;		/* samples taken in since the start */
 	uint64_t lost;			/* samples dropped before user space */
+	const char *luajit;		/* LuaJIT flavour for the header; NULL: not known yet */
 	uint64_t vm[VM_STATE__COUNT];	/* samples by VM state; all 0: not known */
 	const char *fallback_why;	/* the commonest reason stacks fell back; NULL: none */
+	uint64_t trace_samples;		/* samples in JIT traces */
+	uint64_t trace_mapped;		/* ... whose frames came from the trace's snapshots */
+	const char *trace_why;		/* the commonest reason the others did not; NULL: none */
 	int exited;			/* every target has exited */
 	int failed;			/* sampling stopped (out of memory) */
 };
 
 struct tui_feed {
 	const char *who;		/* "PID 1234 (luajit)", or the file name */
-	const char *luajit;		/* LuaJIT flavour for the header; NULL: not known */
 	const char *snapname;		/* snapshot names: luatop-<snapname>-<time>.folded */
 	unsigned freq;			/* sampling rate in Hz; 0 for a file */
 	int live;			/* samples keep coming; 0 for a file */

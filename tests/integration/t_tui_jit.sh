@@ -1,0 +1,31 @@
+# The live view on a JIT-compiled loop that inlines two leaf functions
+# (tests/workloads/inline.lua): the inlined frames are drawn under the loop,
+# marked » before their name, and the footer names the trace they ran in and
+# that they were inlined; in ASCII the marker is '>'.
+. "$TOP/tests/integration/tmux.sh"
+
+luajit=$(command -v luajit || echo "$TOP/.deps/luajit-upstream/usr/bin/luajit")
+[ -x "$luajit" ] || { echo "    no luajit" >&2; exit 77; }
+
+check() {	# check MARKER
+	tui_wait 'leaf_b' 40
+	tui_wait '[0-9]{3} samples' 30
+	tui_wait "$1leaf_b" 20
+	tui_wait "$1leaf_a"
+	tui_wait_line 2 "traces (9[0-9]|100)\\.[0-9]% mapped"
+	tui_keys / l e a f _ b Enter
+	tui_wait '^ . leaf_b .*\[Lua JIT, JIT trace [0-9]+, inlined\]' 10
+	tui_keys / l o o p Enter
+	tui_wait '^ . loop .*\[Lua JIT, JIT trace [0-9]+\]' 10
+	tui_keys q
+	rc=$(tui_exit 20)
+	[ "$rc" = 0 ] || fail "exit status $rc: $(cat "$TMP/tui.err")"
+}
+
+tui_start 160 45 "$LUATOP" -d 0.3 -- "$luajit" "$TOP/tests/workloads/inline.lua" 120
+check '»'
+tmx kill-server 2>/dev/null
+TUI_LANG=C
+tui_start 160 45 "$LUATOP" -d 0.3 -- "$luajit" "$TOP/tests/workloads/inline.lua" 120
+check '>'
+exit 0
