@@ -40,6 +40,14 @@ struct lproc {
 	struct luatraces *traces;	/* its JIT traces, decoded */
 };
 
+#define COLLECT_LUA_IDS	512	/* Lua frame ids remembered by name address */
+
+struct lua_id {
+	const char *name, *chunk;	/* interned by luanames; name NULL: empty */
+	enum frame_kind kind;
+	uint32_t id;
+};
+
 struct collector {
 	struct symbolizer *sym;
 	struct luanames *names;	/* names of Lua frames */
@@ -49,6 +57,9 @@ struct collector {
 	struct lproc *lprocs;
 	size_t nlprocs, caplprocs;
 	enum luatrace_rule trace_rule;	/* which snapshot a sample between two stands for */
+	struct lua_id lua_ids[COLLECT_LUA_IDS];
+	uint64_t epoch_ns;	/* checks of target memory since are newer than samples
+				   up to this time (collector__epoch) */
 	struct frametab *frames;
 	struct stacktab *stacks[COLLECT_VIEW__COUNT];	/* merged, raw: for export */
 	struct calltree *tree[COLLECT_VIEW__COUNT];	/* merged, raw: for the live view */
@@ -81,21 +92,6 @@ const char *collector__stop_text(unsigned stop)
 
 /* -- Life ---------------------------------------------------------------- */
 
-/* LUATOP_TRACE_RULE (for the measurements that chose the default, bench/):
-** path, region, next or split. */
-static enum luatrace_rule trace_rule_of(const char *v)
-{
-	static const char *const names[LUATRACE_RULE__COUNT] = {
-		[LUATRACE_RULE_PATH] = "path", [LUATRACE_RULE_REGION] = "region",
-		[LUATRACE_RULE_NEXT] = "next", [LUATRACE_RULE_SPLIT] = "split",
-	};
-
-	for (int r = 0; v && r < LUATRACE_RULE__COUNT; r++)
-		if (!strcmp(v, names[r]))
-			return (enum luatrace_rule)r;
-	return LUATRACE_RULE_PATH;
-}
-
 struct collector *collector__new(struct tmodel *model)
 {
 	struct collector *c = calloc(1, sizeof(*c));
@@ -109,7 +105,6 @@ struct collector *collector__new(struct tmodel *model)
 	c->cache = framecache__new();
 	c->frames = frametab__new();
 	ok = c->sym && c->names && c->cache && c->frames;
-	c->trace_rule = trace_rule_of(secure_getenv("LUATOP_TRACE_RULE"));
 	for (int v = 0; v < COLLECT_VIEW__COUNT; v++) {
 		c->stacks[v] = stacktab__new();
 		c->tree[v] = calltree__new(CT_SPAN_DEFAULT, CT_HALF_DEFAULT);
@@ -144,6 +139,11 @@ void collector__delete(struct collector *c)
 void collector__set_lines(struct collector *c, int on)
 {
 	c->lines = on;
+}
+
+void collector__set_trace_rule(struct collector *c, enum luatrace_rule rule)
+{
+	c->trace_rule = rule;
 }
 
 void collector__set_mark_fallback(struct collector *c, int on)
@@ -220,6 +220,23 @@ static uint32_t native_frame(struct collector *c, int32_t pid, uint64_t addr)
 }
 
 /* The frame of Lua frame i of lua[] (nl of them, leaf first); jit: it ran in a trace. */
+/* The frame id of a Lua frame's name: luanames hands out interned strings, so
+** their addresses stand for them (a frame table lookup hashes the text). */
+static uint32_t lua_frame_id(struct collector *c, enum frame_kind kind, const char *name,
+			     const char *chunk)
+{
+	uintptr_t h = ((uintptr_t)name >> 3) * 31 + ((uintptr_t)chunk >> 3) + (uintptr_t)kind;
+	struct lua_id *e = &c->lua_ids[(h ^ h >> 9) % COLLECT_LUA_IDS];
+
+	if (e->name != name || e->chunk != chunk || e->kind != kind || e->id == UINT32_MAX) {
+		e->name = name;
+		e->chunk = chunk;
+		e->kind = kind;
+		e->id = frametab__intern(c->frames, kind, name, chunk);
+	}
+	return e->id;
+}
+
 static uint32_t lua_frame(struct collector *c, int pid, const struct lt_lua_frame *lua,
 			  unsigned nl, unsigned i, int jit)
 {
@@ -234,8 +251,8 @@ static uint32_t lua_frame(struct collector *c, int pid, const struct lt_lua_fram
 	luanames__frame(c->names, pid, &rd, lua, nl, i, c->lines, &ln);
 	if (!ln.name)
 		ln.name = "[lua:?]";
-	return frametab__intern(c->frames, f->kind == LT_LUA_FAST ? FRAME_LUA_C :
-				jit ? FRAME_LUA_JIT : FRAME_LUA, ln.name, ln.chunk);
+	return lua_frame_id(c, f->kind == LT_LUA_FAST ? FRAME_LUA_C : jit ? FRAME_LUA_JIT : FRAME_LUA,
+			    ln.name, ln.chunk);
 }
 
 /* The machine-code address of the sample's frame in a trace, 0 if none. */
@@ -263,7 +280,8 @@ static unsigned lua_frames(struct collector *c, const struct lt_sample *s)
 	uint64_t pc;
 
 	memcpy(c->lua_leaf_first, s->lua, nl * sizeof(s->lua[0]));
-	if (sample__vm_state(s) != VM_JIT || !nl || s->lua[0].kind != LT_LUA_LUA)
+	if (sample__vm_state(s) != VM_JIT || !nl || s->lua[0].kind != LT_LUA_LUA ||
+	    c->trace_rule == LUATRACE_RULE_OFF)
 		return nl;
 	c->stats.trace_samples++;
 	p = lproc_of(c, (int)s->tgid, 1);
@@ -272,7 +290,7 @@ static unsigned lua_frames(struct collector *c, const struct lt_sample *s)
 		c->stats.trace_why[LUATRACE_WHY_NO_FRAME]++;
 		return nl;
 	}
-	if (s->trace_T && !luatrace__hdr(s->trace_hdr, sizeof(s->trace_hdr), s->trace_T, &h))
+	if (s->trace_T && !luatraces__header(p->traces, s->trace_hdr, s->trace_T, &h))
 		hp = &h;
 	rd = tmem__reader((int)s->tgid);
 	if (luatraces__snapshot(p->traces, &rd, hp, p->off_jit_trace ? s->G + p->off_jit_trace : 0,
@@ -405,6 +423,10 @@ int collector__add(struct collector *c, const struct lt_sample *s)
 	uint32_t n;
 	int reason, fb, err;
 
+	if (s->time_ns > c->epoch_ns) {	/* taken after the last checks: check anew */
+		luanames__epoch(c->names);
+		c->epoch_ns = s->time_ns;	/* the checks come later than this */
+	}
 	gather(c, s, &in);
 	count(c, s, &in);
 	fb = merge__stacks(&in, c->refs, &nref, &reason);
@@ -444,7 +466,26 @@ struct calltree *collector__tree(const struct collector *c, enum collect_view v)
 	return v < COLLECT_VIEW__COUNT ? c->tree[v] : NULL;
 }
 
+void collector__epoch(struct collector *c, uint64_t now_ns)
+{
+	luanames__epoch(c->names);
+	c->epoch_ns = now_ns;
+}
+
 const struct collector_stats *collector__stats(const struct collector *c)
 {
 	return &c->stats;
+}
+
+void collector__trace_cache(const struct collector *c, struct luatraces_stats *out)
+{
+	*out = (struct luatraces_stats){ 0 };
+	for (size_t i = 0; i < c->nlprocs; i++) {
+		const struct luatraces_stats *s = luatraces__stats(c->lprocs[i].traces);
+
+		out->lookups += s->lookups;
+		out->loads += s->loads;
+		out->scans += s->scans;
+		out->restarts += s->restarts;
+	}
 }

@@ -50,6 +50,13 @@ struct collector *collector__new(struct tmodel *model);
 void collector__delete(struct collector *c);
 /* Add one sample; 0 or -ENOMEM. */
 int collector__add(struct collector *c, const struct lt_sample *s);
+/*
+** A drain of the sample queue begins at now_ns (CLOCK_MONOTONIC), after every
+** sample it will hand in was taken: what the collector checks against the
+** targets' memory (Lua prototypes) is checked once for all of them, not once
+** per sample. A sample newer than that begins an epoch of its own.
+*/
+void collector__epoch(struct collector *c, uint64_t now_ns);
 /* Lua frames per line (--lines) instead of per function. */
 void collector__set_lines(struct collector *c, int on);
 /* Export: root the stacks that could not be merged at "[fallback]". */
@@ -63,6 +70,10 @@ struct frametab *collector__frames(const struct collector *c);
 struct stacktab *collector__stacks(const struct collector *c, enum collect_view v);
 /* The call tree of one view, for the live view (windows, merged/raw). */
 struct calltree *collector__tree(const struct collector *c, enum collect_view v);
+/* Which snapshot a sample between two in a JIT trace stands for (default: path). */
+void collector__set_trace_rule(struct collector *c, enum luatrace_rule rule);
 const struct collector_stats *collector__stats(const struct collector *c);
+/* The JIT-trace caches of every process seen, summed. */
+void collector__trace_cache(const struct collector *c, struct luatraces_stats *out);
 
 #endif

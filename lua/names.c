@@ -1,6 +1,7 @@
 /*
 ** Lua frame names: per-process caches of prototypes and call-site names,
-** revalidated once per sample, jit.p's naming rules and interned strings.
+** revalidated once per sample or per epoch (luanames__epoch), jit.p's naming
+** rules and interned strings.
 */
 #include <errno.h>
 #include <stdarg.h>
@@ -24,6 +25,7 @@ _Static_assert(LS_BATCH_MAX % 64 == 0 && LS_BATCH_MAX >= LT_MAX_LUA, "served is 
 #define LS_SRC_SCAN	48		/* source text shown whole in [string "..."] */
 #define LS_SRC_CUT	45		/* or cut to this, then "..." (LUA_IDSIZE - 15) */
 #define LS_FMT_MAX	4096
+#define LS_MEMO		4		/* frame names remembered per proto */
 #define LS_SLOTS_MIN	256u
 #define LS_ERROR	"[lua:?]"
 #define LS_COROUTINE	"[coroutine]"
@@ -38,6 +40,13 @@ struct ls_site {
 };
 
 /* A cached proto of one process. */
+/* A frame name given before: the same function name and line give the same. */
+struct ls_memo {
+	const char *func;	/* interned; NULL: empty */
+	int line;
+	const char *name;
+};
+
 struct ls_proto {
 	uint64_t addr;		/* key: the GCproto address */
 	int ok;			/* p is loaded (else: reload on next use) */
@@ -47,9 +56,11 @@ struct ls_proto {
 	const char *unnamed;	/* "chunk:firstline", or chunk for a builtin (interned) */
 	struct ls_site *sites;
 	uint32_t nsites, capsites;
+	struct ls_memo memo[LS_MEMO];	/* names given lately, round robin */
+	unsigned memo_next;
 };
 
-/* What is known and cached for one process. */
+
 struct ls_proc {
 	int pid;
 	const char *const *ffnames;	/* fast function names by ffid */
@@ -72,7 +83,8 @@ struct luanames {
 	struct ls_proc **procs;
 	size_t nprocs, capprocs;
 	struct strpool strs;
-	uint64_t seq;		/* current batch */
+	uint64_t seq;		/* current batch, or epoch */
+	int epochs;		/* luanames__epoch was called: seq counts epochs */
 	struct ls_batch batch;
 	uint32_t *win;		/* LS_WINDOW instructions of a caller */
 	const struct mreader *rd;	/* the target's memory, during luanames__frame */
@@ -336,6 +348,7 @@ static int proto_load(struct luanames *ls, struct ls_proc *pr, struct ls_proto *
 	free(e->sites);
 	e->sites = NULL;
 	e->nsites = e->capsites = 0;
+	memset(e->memo, 0, sizeof(e->memo));
 	e->ok = 0;
 	if ((err = luaproto__read(ls->rd, e->addr, &e->p)))
 		return err;
@@ -384,7 +397,8 @@ static void batch_begin(struct luanames *ls, struct ls_proc *pr,
 	uint8_t hdr[LUAPROTO_PEEK_MAX * LUAPROTO_SIZE];
 	unsigned m = 0;
 
-	ls->seq++;
+	if (!ls->epochs)
+		ls->seq++;
 	ls->batch.pid = pr->pid;
 	ls->batch.frames = frames;
 	ls->batch.n = n;
@@ -552,6 +566,31 @@ static const char *ff_name(struct luanames *ls, const struct ls_proc *pr, unsign
 	return intern_fmt(ls, "[builtin#%u]", ffid);
 }
 
+/* "func (chunk:line)", or the location alone for an unnamed function at function
+** granularity or a builtin; remembered per proto (a sample names every frame).
+** NULL on ENOMEM. */
+static const char *frame_name(struct luanames *ls, struct ls_proto *e, const char *func,
+			      int line, int lines)
+{
+	struct ls_memo *m;
+	const char *loc, *name;
+
+	for (unsigned k = 0; k < LS_MEMO; k++)
+		if (e->memo[k].func == func && e->memo[k].line == line && func)
+			return e->memo[k].name;
+	if (e->p.firstline == -1)
+		loc = e->chunk;
+	else if (!(loc = intern_fmt(ls, "%s:%d", e->chunk, line)))
+		return NULL;
+	if (loc == func && (!lines || e->p.firstline == -1))
+		name = loc;
+	else if (!(name = intern_fmt(ls, "%s (%s)", func, loc)))
+		return NULL;
+	m = &e->memo[e->memo_next++ % LS_MEMO];
+	*m = (struct ls_memo){ func, line, name };
+	return name;
+}
+
 /* Name a Lua function frame. */
 static int lua_frame(struct luanames *ls, struct ls_proc *pr, const struct lt_lua_frame *frames,
 		     unsigned n, unsigned i, int lines, struct luaname *out)
@@ -561,7 +600,6 @@ static int lua_frame(struct luanames *ls, struct ls_proc *pr, const struct lt_lu
 	struct ls_site tmp;
 	struct ls_proto *e;
 	int err, line = -1;
-	const char *loc;
 
 	if ((err = proto_get(ls, pr, f->addr, &e)))
 		return err;
@@ -578,16 +616,14 @@ static int lua_frame(struct luanames *ls, struct ls_proc *pr, const struct lt_lu
 		out->func = site->name;
 		out->what = what_str[site->what];
 	}
-	if (e->p.firstline == -1)
-		loc = e->chunk;
-	else if (!(loc = intern_fmt(ls, "%s:%d", e->chunk, line)))
-		return -ENOMEM;
-	/* Unnamed at function granularity (or a builtin): the location is the name. */
-	if (loc == out->func && (!lines || e->p.firstline == -1))
-		out->name = loc;
-	else
-		out->name = intern_fmt(ls, "%s (%s)", out->func, loc);
+	out->name = frame_name(ls, e, out->func, line, lines);
 	return out->name ? 0 : -ENOMEM;
+}
+
+void luanames__epoch(struct luanames *ls)
+{
+	ls->epochs = 1;
+	ls->seq++;
 }
 
 /* Name frames[i] of a sample's Lua frames. */
@@ -616,7 +652,7 @@ int luanames__frame(struct luanames *ls, int pid, const struct mreader *rd,
 	if (n <= LS_BATCH_MAX && !batch_same(ls, pid, frames, n, i))
 		batch_begin(ls, pr, frames, n);
 	else if (n > LS_BATCH_MAX)
-		ls->seq++;	/* no batch: validate each proto on use */
+		ls->seq += !ls->epochs;	/* no batch: validate each proto on use */
 	if (n <= LS_BATCH_MAX)
 		ls->batch.served[i / 64] |= 1ull << (i % 64);
 	switch (f->kind) {

@@ -77,6 +77,13 @@ struct luaname {
 int luanames__frame(struct luanames *ls, int pid, const struct mreader *rd,
 		    const struct lt_lua_frame *frames, unsigned n, unsigned i, int lines,
 		    struct luaname *out);
+/*
+** Start an epoch: from the first call on, a cached prototype is checked against
+** the target once per epoch instead of once per sample. The caller starts one
+** per drain of its sample queue: the check happens after the samples were taken
+** either way, so checking each again per sample tells nothing more.
+*/
+void luanames__epoch(struct luanames *ls);
 /* Drop everything cached for pid (names already handed out stay valid). */
 void luanames__forget(struct luanames *ls, int pid);
 

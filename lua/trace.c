@@ -48,6 +48,25 @@ const char *luatrace__why_text(int why)
 	return why >= 0 && why < LUATRACE_WHY__COUNT ? why_texts[why] : "unknown";
 }
 
+static const char *const rule_names[] = {
+#define LUATRACE_RULE_NAME(name, str, text) str,
+	LUATRACE_RULE_LIST(LUATRACE_RULE_NAME)
+#undef LUATRACE_RULE_NAME
+};
+
+int luatrace__rule_of(const char *name)
+{
+	for (int r = 0; name && r < LUATRACE_RULE__COUNT; r++)
+		if (!strcmp(name, rule_names[r]))
+			return r;
+	return -1;
+}
+
+const char *luatrace__rule_name(int rule)
+{
+	return rule >= 0 && rule < LUATRACE_RULE__COUNT ? rule_names[rule] : "?";
+}
+
 /* -- Little-endian loads from copies of target memory ------------------------ */
 
 static uint64_t u64_at(const uint8_t *b, size_t off)
@@ -155,10 +174,34 @@ struct ctrace {
 	uint64_t seq;			/* when it was last used */
 };
 
+/* A header as a sample carried it, parsed (most samples repeat one of a few). */
+struct hdr_memo {
+	uint64_t T;			/* 0: empty */
+	int ok;				/* it parsed */
+	uint8_t raw[LT_TRACE_HDR];
+	struct luatrace_hdr h;
+};
+
+#define TR_HDR_MEMO	16		/* direct-mapped by T */
+#define TR_FAILED	32		/* traces that could not be loaded, remembered */
+
+/* A trace that could not be loaded: a flushed one never comes back, and every
+** sample that ran in it (traces churn: jit.flush, a full mcode area) needs no
+** read to tell. */
+struct failed {
+	struct luatrace_hdr h;
+	int why;			/* enum luatrace_why + 1; 0: empty */
+};
+
 struct luatraces {
 	struct ctrace **t;
 	size_t n, cap;
+	struct ctrace *last;		/* the trace found last (one compare, mostly) */
+	struct hdr_memo memo[TR_HDR_MEMO];
+	struct failed failed[TR_FAILED];
+	unsigned nfailed;
 	uint64_t seq;
+	struct luatraces_stats stats;
 	struct luatrace_snap out;	/* a sample's frames placed on a region's path */
 };
 
@@ -178,35 +221,19 @@ static void ctrace_free(struct ctrace *t)
 	free(t);
 }
 
-/* Re-read T's header: does the trace still live at T as h says? */
-static int still_there(const struct mreader *r, const struct luatrace_hdr *h)
-{
-	uint8_t raw[LT_TRACE_HDR];
-	struct luatrace_hdr now;
-
-	return !mreader__read(r, h->T, raw, sizeof(raw)) &&
-	       !luatrace__hdr(raw, sizeof(raw), h->T, &now) && luatrace__same(h, &now);
-}
-
-/* Read the snapshot table: -errno, -ENOTSUP when mcofs is not there (builds
-** before 2021-03 put nslots where mcofs is). */
-static int read_snaps(struct ctrace *t, const struct mreader *r)
+/* Parse the snapshot table read into raw: -errno, -ENOTSUP when mcofs is not
+** there (builds before 2021-03 put nslots where mcofs is). */
+static int parse_snaps(struct ctrace *t, const uint8_t *raw)
 {
 	const struct luatrace_hdr *h = &t->h;
-	size_t len = (size_t)h->nsnap * LT_LJ_SNAP_SIZE;
-	uint8_t *raw = malloc(len);
-	int err = -ENOMEM;
 
 	t->mcofs = calloc(h->nsnap, sizeof(*t->mcofs));
 	t->mapofs = calloc(h->nsnap, sizeof(*t->mapofs));
 	t->nent = calloc(h->nsnap, sizeof(*t->nent));
 	t->snaps = calloc(h->nsnap, sizeof(*t->snaps));
 	t->paths = calloc(h->nsnap, sizeof(*t->paths));
-	if (!raw || !t->mcofs || !t->mapofs || !t->nent || !t->snaps || !t->paths)
-		goto out;
-	err = mreader__read(r, h->snap, raw, len);
-	if (err)
-		goto out;
+	if (!t->mcofs || !t->mapofs || !t->nent || !t->snaps || !t->paths)
+		return -ENOMEM;
 	for (unsigned i = 0; i < h->nsnap; i++) {
 		const uint8_t *s = raw + (size_t)i * LT_LJ_SNAP_SIZE;
 
@@ -214,50 +241,78 @@ static int read_snaps(struct ctrace *t, const struct mreader *r)
 		t->mapofs[i] = u32_at(s, LT_LJ_SNAP_MAPOFS);
 		t->nent[i] = s[LT_LJ_SNAP_NENT];
 		/* Entries plus the u64 pcbase must lie inside the map. */
-		if ((uint64_t)t->mapofs[i] + t->nent[i] + 2 > h->nsnapmap) {
-			err = -EINVAL;
-			goto out;
-		}
+		if ((uint64_t)t->mapofs[i] + t->nent[i] + 2 > h->nsnapmap)
+			return -EINVAL;
 		if ((i == 0 && t->mcofs[0]) || (i && t->mcofs[i] < t->mcofs[i - 1]) ||
-		    t->mcofs[i] >= h->szmcode) {
-			err = -ENOTSUP;
-			goto out;
-		}
+		    t->mcofs[i] >= h->szmcode)
+			return -ENOTSUP;
 	}
-	err = 0;
-out:
-	free(raw);
-	return err;
+	return 0;
 }
 
-/* Read the IR constants [nk, REF_BIAS] (the 64-bit value of the last is the next). */
-static int read_consts(struct ctrace *t, const struct mreader *r)
+/* Does raw (a header read at h->T) still say trace h? */
+static int same_hdr(const struct luatrace_hdr *h, const uint8_t *raw)
 {
-	size_t len = (size_t)(LT_LJ_REF_BIAS + 1 - t->h.nk) * 8;
-	uint64_t at = t->h.ir + 8ull * t->h.nk;
+	struct luatrace_hdr now;
 
-	if (len > TR_KCONST_MAX || !user(at, len))
-		return -EINVAL;
-	t->kconst = malloc(len);
-	if (!t->kconst)
-		return -ENOMEM;
-	return mreader__read(r, at, t->kconst, len);
+	return !luatrace__hdr(raw, LT_TRACE_HDR, h->T, &now) && luatrace__same(h, &now);
 }
 
-/* Load trace h: 0 and *out, or -errno (-ENOTSUP: no mcofs; -ESTALE: gone). */
+/* Re-read T's header: does the trace still live at T as h says? */
+static int still_there(const struct mreader *r, const struct luatrace_hdr *h)
+{
+	uint8_t raw[LT_TRACE_HDR];
+
+	return !mreader__read(r, h->T, raw, sizeof(raw)) && same_hdr(h, raw);
+}
+
+/*
+** Load trace h: 0 and *out, or -errno (-ENOTSUP: no mcofs; -ESTALE: gone). One
+** read of four spans, copied in order: the header, the snapshots, the IR
+** constants [nk, REF_BIAS] (the 64-bit value of the last is the next), the
+** header again. What lies between two reads of an unchanged header is the
+** live trace's. A first read of the header alone turns away a trace flushed
+** before its sample was read, cheaply (it pins one page, not all of them).
+*/
 static int ctrace_load(const struct mreader *r, const struct luatrace_hdr *h, struct ctrace **out)
 {
+	size_t nsnap = (size_t)h->nsnap * LT_LJ_SNAP_SIZE;
+	size_t nk = (size_t)(LT_LJ_REF_BIAS + 1 - h->nk) * 8;
+	uint8_t hdr0[LT_TRACE_HDR], hdr1[LT_TRACE_HDR], *snaps = malloc(nsnap);
 	struct ctrace *t = calloc(1, sizeof(*t));
-	int err;
+	struct mspan sp[4];
+	int err = -ENOMEM, got;
 
-	if (!t)
-		return -ENOMEM;
+	if (!t || !snaps || nk > TR_KCONST_MAX || !(t->kconst = malloc(nk)))
+		goto out;
+	err = -EINVAL;
+	if (!user(h->snap, nsnap) || !user(h->ir + 8ull * h->nk, nk))
+		goto out;
 	t->h = *h;
-	err = read_snaps(t, r);
-	if (!err)
-		err = read_consts(t, r);
-	if (!err && !still_there(r, h))	/* what was read belongs to h */
-		err = -ESTALE;
+	err = -ESTALE;
+	if (!still_there(r, h))	/* flushed: the common case when traces churn */
+		goto out;
+	sp[0] = (struct mspan){ h->T, hdr0, sizeof(hdr0) };
+	sp[1] = (struct mspan){ h->snap, snaps, nsnap };
+	sp[2] = (struct mspan){ h->ir + 8ull * h->nk, t->kconst, nk };
+	sp[3] = (struct mspan){ h->T, hdr1, sizeof(hdr1) };
+	got = mreader__readv(r, sp, 4);
+	if (got < 0 && got != -EFAULT) {
+		err = got;
+		goto out;
+	}
+	err = -ESTALE;
+	if (got < 1 || !same_hdr(h, hdr0))
+		goto out;
+	if (got < 4) {	/* the header was there, not all of the rest */
+		err = -EFAULT;
+		goto out;
+	}
+	if (!same_hdr(h, hdr1))
+		goto out;
+	err = parse_snaps(t, snaps);
+out:
+	free(snaps);
 	if (err) {
 		ctrace_free(t);
 		return err;
@@ -465,6 +520,27 @@ void luatraces__flush(struct luatraces *c)
 	for (size_t i = 0; i < c->n; i++)
 		ctrace_free(c->t[i]);
 	c->n = 0;
+	c->last = NULL;
+}
+
+int luatraces__header(struct luatraces *c, const uint8_t *raw, uint64_t T, struct luatrace_hdr *out)
+{
+	struct hdr_memo *m = &c->memo[(T >> 6) % TR_HDR_MEMO];
+
+	if (m->T != T || memcmp(m->raw, raw, LT_TRACE_HDR)) {
+		m->T = T;
+		memcpy(m->raw, raw, LT_TRACE_HDR);
+		m->ok = !luatrace__hdr(raw, LT_TRACE_HDR, T, &m->h);
+	}
+	if (!m->ok)
+		return -EINVAL;
+	*out = m->h;
+	return 0;
+}
+
+const struct luatraces_stats *luatraces__stats(const struct luatraces *c)
+{
+	return &c->stats;
 }
 
 void luatraces__delete(struct luatraces *c)
@@ -483,20 +559,33 @@ static int trace_of(struct luatraces *c, const struct mreader *r, const struct l
 	struct ctrace *t;
 	int err;
 
+	if (c->last && luatrace__same(&c->last->h, h)) {
+		*out = c->last;
+		return 0;
+	}
 	for (size_t i = 0; i < c->n; i++)
 		if (luatrace__same(&c->t[i]->h, h)) {
 			c->t[i]->seq = ++c->seq;
-			*out = c->t[i];
+			*out = c->last = c->t[i];
 			return 0;
 		}
+	for (unsigned k = 0; k < TR_FAILED; k++)
+		if (c->failed[k].why && luatrace__same(&c->failed[k].h, h)) {
+			*why = c->failed[k].why - 1;
+			return -1;
+		}
+	c->stats.loads++;
 	err = ctrace_load(r, h, &t);
 	if (err) {
 		*why = err == -ENOTSUP ? LUATRACE_WHY_NO_MCOFS :
 		       err == -ESTALE || err == -EFAULT ? LUATRACE_WHY_GONE : LUATRACE_WHY_BAD;
+		c->failed[c->nfailed++ % TR_FAILED] = (struct failed){ *h, (int)*why + 1 };
 		return -1;
 	}
-	if (c->n == TR_CACHE_MAX)
+	if (c->n == TR_CACHE_MAX) {
 		luatraces__flush(c);	/* many flushes: start over */
+		c->stats.restarts++;
+	}
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 16;
 		struct ctrace **p = realloc(c->t, cap * sizeof(*p));
@@ -511,7 +600,7 @@ static int trace_of(struct luatraces *c, const struct mreader *r, const struct l
 	}
 	t->seq = ++c->seq;
 	c->t[c->n++] = t;
-	*out = t;
+	*out = c->last = t;
 	return 0;
 }
 
@@ -618,23 +707,36 @@ static unsigned bc_cost(uint32_t op)
 	}
 }
 
+#define TR_BC_CHUNK	64	/* instructions read at once along a path */
+
 /*
 ** Append the instructions [from, from + 4 n) to the path as one segment (n 0:
-** up to and with the function's next return). 0, or -1 when unreadable.
+** up to and with the function's next return), read in chunks. 0, or -1 when
+** unreadable.
 */
 static int add_segment(const struct mreader *r, struct rpath *p, uint64_t from, uint32_t n)
 {
-	uint32_t ins, total = p->nins ? p->cost[p->nins - 1] : 0;
-	int to_ret = !n;
+	uint32_t buf[TR_BC_CHUNK], total = p->nins ? p->cost[p->nins - 1] : 0;
+	uint32_t want = n ? n : TR_SCAN_MAX, k = 0;
 
 	p->start[p->nseg++] = p->nins;
-	for (uint32_t k = 0; (to_ret || k < n) && p->nins < TR_SCAN_MAX; k++) {
-		if (!user(from + 4ull * k, 4) || mreader__read(r, from + 4ull * k, &ins, 4))
+	while (k < want && p->nins < TR_SCAN_MAX) {
+		uint32_t len = want - k < TR_BC_CHUNK ? want - k : TR_BC_CHUNK;
+		long got;
+
+		if (!user(from + 4ull * k, 4ull * len))
 			return -1;
-		total += bc_cost(ins & 0xff);
-		p->cost[p->nins++] = (uint16_t)(total < UINT16_MAX ? total : UINT16_MAX);
-		if (to_ret && luabc__isret(ins & 0xff))
-			break;
+		got = mreader__read_some(r, from + 4ull * k, buf, 4 * len);
+		if (got < 4)
+			return -1;
+		for (uint32_t j = 0; j < (uint32_t)got / 4 && p->nins < TR_SCAN_MAX; j++, k++) {
+			total += bc_cost(buf[j] & 0xff);
+			p->cost[p->nins++] = (uint16_t)(total < UINT16_MAX ? total : UINT16_MAX);
+			if (!n && luabc__isret(buf[j] & 0xff))
+				return 0;
+		}
+		if ((uint32_t)got < 4 * len && k < want)
+			return -1;	/* readable memory ended first */
 	}
 	return 0;
 }
@@ -678,9 +780,9 @@ static void cut(const struct luatrace_snap *s, unsigned lvl, uint64_t pc, struct
 {
 	unsigned drop = s->n - lvl;	/* inlined frames deeper than lvl */
 
-	*out = *s;
+	memcpy(out, s, offsetof(struct luatrace_snap, frames));	/* not all 32 frames */
 	out->n = lvl;
-	memmove(out->frames, s->frames + drop, lvl * sizeof(s->frames[0]));
+	memcpy(out->frames, s->frames + drop, lvl * sizeof(s->frames[0]));
 	if (lvl)
 		out->frames[0].pc = pc;
 	else
@@ -753,7 +855,9 @@ int luatraces__snapshot(struct luatraces *c, const struct mreader *r, const stru
 	struct ctrace *t = NULL;
 	unsigned i;
 
+	c->stats.lookups++;
 	if (!h || pc < h->mcode || pc - h->mcode >= h->szmcode) {
+		c->stats.scans++;
 		if (find_by_pc(r, jtrace, pc, &found)) {
 			*why = LUATRACE_WHY_OUTSIDE;
 			return -1;

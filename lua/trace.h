@@ -70,8 +70,19 @@ int luatrace__same(const struct luatrace_hdr *a, const struct luatrace_hdr *b);
 /* The traces of one process, decoded on demand and cached by header. */
 struct luatraces;
 
+/* What the cache did since it was made (for -v). */
+struct luatraces_stats {
+	uint64_t lookups;		/* samples looked up */
+	uint64_t loads;			/* traces read and decoded */
+	uint64_t scans;			/* searches of J->trace for a pc outside the sample's trace */
+	uint64_t restarts;		/* times the cache filled up and started over */
+};
+
 struct luatraces *luatraces__new(void);
 void luatraces__delete(struct luatraces *c);
+/* luatrace__hdr of a sample's raw header (LT_TRACE_HDR bytes) read at T,
+** remembered: 0, or -EINVAL. */
+int luatraces__header(struct luatraces *c, const uint8_t *raw, uint64_t T, struct luatrace_hdr *out);
 /* Forget every trace (a process exited, or flushed its traces). */
 void luatraces__flush(struct luatraces *c);
 
@@ -81,14 +92,26 @@ void luatraces__flush(struct luatraces *c);
 ** bytecode from snapshot i's pc towards snapshot i+1's (docs/DESIGN-NOTES.md,
 ** "JIT traces", has the measurements that chose the default).
 */
+/* X-macro: LUATRACE_RULE(NAME, "name", "what it attributes a sample to"). */
+#define LUATRACE_RULE_LIST(X)							\
+	X(PATH,	  "path",   "the region's place on the bytecode path from snapshot "	\
+			    "i's pc to i+1's, by instruction cost")			\
+	X(REGION, "region", "snapshot i: where the region's bytecode starts")	\
+	X(NEXT,	  "next",   "snapshot i+1: where it is heading")			\
+	X(SPLIT,  "split",  "the first half of region i to i, the rest to i+1")	\
+	X(OFF,	  "off",    "no snapshot: the sampler's frames (for measurements)")
+
 enum luatrace_rule {
-	LUATRACE_RULE_PATH,		/* the region's place on the bytecode path from
-					   snapshot i's pc to i+1's, by instruction count */
-	LUATRACE_RULE_REGION,		/* snapshot i: where the region's bytecode starts */
-	LUATRACE_RULE_NEXT,		/* snapshot i+1: where it is heading */
-	LUATRACE_RULE_SPLIT,		/* the first half of region i to i, the rest to i+1 */
+#define LUATRACE_RULE_ENUM(name, str, text) LUATRACE_RULE_##name,
+	LUATRACE_RULE_LIST(LUATRACE_RULE_ENUM)
+#undef LUATRACE_RULE_ENUM
 	LUATRACE_RULE__COUNT
 };
+
+/* The rule called name ("path", ...), or -1. */
+int luatrace__rule_of(const char *name);
+/* The name of a rule, "?" if none. */
+const char *luatrace__rule_name(int rule);
 
 /*
 ** The snapshot a sample at machine-code address pc of trace h (its header as
@@ -100,6 +123,7 @@ enum luatrace_rule {
 int luatraces__snapshot(struct luatraces *c, const struct mreader *r, const struct luatrace_hdr *h,
 			uint64_t jtrace, uint64_t pc, enum luatrace_rule rule,
 			const struct luatrace_snap **out, enum luatrace_why *why);
+const struct luatraces_stats *luatraces__stats(const struct luatraces *c);
 /* The text of a reason. */
 const char *luatrace__why_text(int why);
 
