@@ -82,6 +82,12 @@ $(OUT)/luatop: $(CORE_OBJS) $(APP_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
 
+# Benchmarks built with the core (bench/README.md); never part of make check.
+$(OUT)/bench/%: bench/%.c $(CORE_OBJS) | $(OUT)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(CORE_OBJS) $(LDLIBS) -o $@
+
 # Unit tests: the core built again with ASan/UBSan, linked with Criterion.
 $(OUT)/san/%.o: %.c | $(OUT)
 	$(call msg,CC-SAN,$@)

@@ -4,6 +4,7 @@
 ** per online CPU with the program attached -> ring buffer polling -> destroy.
 */
 #include <errno.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -263,17 +264,20 @@ int sampler__fd(const struct sampler *s)
 	return ring_buffer__epoll_fd(s->rb);
 }
 
-int sampler__poll(struct sampler *s, int timeout_ms)
+int sampler__wait(struct sampler *s, int timeout_ms)
 {
-	int n = ring_buffer__poll(s->rb, timeout_ms), m;
+	struct pollfd p = { .fd = ring_buffer__epoll_fd(s->rb), .events = POLLIN };
+	int n = poll(&p, 1, timeout_ms);
 
-	if (n == -EINTR)
-		n = 0;
 	if (n < 0)
-		return n;
+		return errno == EINTR ? 0 : -errno;
+	return n;
+}
+
+int sampler__consume(struct sampler *s)
+{
 	/* The BPF side rarely wakes us (see sampler.bpf.c): take what is there. */
-	m = ring_buffer__consume(s->rb);
-	return m < 0 ? m : n + m;
+	return ring_buffer__consume(s->rb);
 }
 
 void sampler__drops(const struct sampler *s, uint64_t out[LT_DROP__COUNT])

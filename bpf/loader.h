@@ -41,10 +41,13 @@ void sampler__detach(struct sampler *s);
 /* Stop sampling and free everything; NULL is fine. */
 void sampler__delete(struct sampler *s);
 /* A file descriptor that polls readable when the ring buffer fills up; samples
-** arrive without a wakeup otherwise, so call sampler__poll() on a timer too. */
+** arrive without a wakeup otherwise, so take them on a timer too. */
 int sampler__fd(const struct sampler *s);
-/* Deliver waiting samples, waiting at most timeout_ms. Returns the count or -errno. */
-int sampler__poll(struct sampler *s, int timeout_ms);
+/* Wait at most timeout_ms for the ring buffer to wake us: > 0 woken, 0 timed out
+** or interrupted, -errno. */
+int sampler__wait(struct sampler *s, int timeout_ms);
+/* Deliver the samples waiting now, without waiting. Returns the count or -errno. */
+int sampler__consume(struct sampler *s);
 /* Samples dropped in the kernel, summed over CPUs, by reason. */
 void sampler__drops(const struct sampler *s, uint64_t out[LT_DROP__COUNT]);
 /* The unwind tables of the targets (to resync on dlopen/exec). */

@@ -16,6 +16,7 @@
 #include "bpf/loader.h"
 #include "bpf/tables.h"
 #include "cli/capture.h"
+#include "cli/record.h"
 #include "collect/collect.h"
 #include "merge/merge.h"
 #include "cli/options.h"
@@ -79,15 +80,60 @@ static double now_s(void)
 
 #define RESYNC_MS	100	/* at most one maps re-read per process per this */
 
+/* Monotonic time from the vDSO (tens of ns; a thread CPU clock is a system call
+** that costs as much as a sample): the median of many samples drops preemptions. */
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void count_ingest(struct session *s, uint64_t ns)
+{
+	uint64_t b = ns / SESSION_INGEST_NS;
+
+	s->ingest_ns += ns;
+	s->ingested++;
+	s->ingest_hist[b < SESSION_INGEST_BUCKETS ? b : SESSION_INGEST_BUCKETS - 1]++;
+}
+
+/* The share q of ingest times was at most this many microseconds. */
+static double ingest_quantile(const struct session *s, double q)
+{
+	uint64_t want = (uint64_t)(q * (double)s->ingested), seen = 0;
+
+	for (unsigned b = 0; b < SESSION_INGEST_BUCKETS; b++) {
+		seen += s->ingest_hist[b];
+		if (seen > want)
+			return (b + 1) * SESSION_INGEST_NS / 1e3;
+	}
+	return SESSION_INGEST_BUCKETS * SESSION_INGEST_NS / 1e3;
+}
+
 static int on_sample(const struct lt_sample *smp, void *ctx)
 {
 	struct session *s = ctx;
+	uint64_t t0;
+	int rc;
 
 	/* New code mapped (dlopen, exec): load its tables for the next samples. */
 	if (smp->user_stop == LT_STOP_NO_MAPPING || smp->user_stop == LT_STOP_NO_PROC ||
 	    (smp->flags & LT_SAMPLE_NEW_CODE))
 		tables__sync(sampler__tables(s->sampler), (int)smp->tgid, RESYNC_MS, 0);
-	if (collector__add(s->collector, smp)) {
+	if (s->record && !s->record_failed) {
+		rc = record__write(s->record, smp);
+		if (rc) {
+			lt_log(LT_LOG_ERROR, "cannot write to %s: %s", s->opt->record, strerror(-rc));
+			s->record_failed = 1;
+		}
+		s->recorded += !rc;
+	}
+	t0 = mono_ns();
+	rc = collector__add(s->collector, smp);
+	count_ingest(s, mono_ns() - t0);
+	if (rc) {
 		s->alloc_failed = 1;
 		return 1;
 	}
@@ -228,10 +274,14 @@ static void report_merge(const struct collector_stats *st)
 }
 
 /* How many samples in JIT traces were mapped to their snapshot, and why not. */
-static void report_traces(const struct collector_stats *st)
+static void report_traces(const struct collector *c)
 {
+	const struct collector_stats *st = collector__stats(c);
+	struct luatraces_stats ts;
+
 	if (!st->trace_samples)
 		return;
+	collector__trace_cache(c, &ts);
 	lt_log(LT_LOG_INFO, "%.1f%% of the %llu samples in JIT traces mapped to their snapshot, "
 	       "%.1f%% with inlined frames", 100.0 * st->trace_mapped / st->trace_samples,
 	       (unsigned long long)st->trace_samples,
@@ -240,6 +290,10 @@ static void report_traces(const struct collector_stats *st)
 		if (st->trace_why[r])
 			lt_log(LT_LOG_INFO, "  %6.2f%% %s", 100.0 * st->trace_why[r] / st->trace_samples,
 			       luatrace__why_text(r));
+	lt_log(LT_LOG_DEBUG, "trace cache: %llu lookups, %llu traces decoded, %llu searches "
+	       "of J->trace, %llu restarts", (unsigned long long)ts.lookups,
+	       (unsigned long long)ts.loads, (unsigned long long)ts.scans,
+	       (unsigned long long)ts.restarts);
 }
 
 /* With -v: how often the target model read maps, files and vDSOs. */
@@ -280,11 +334,42 @@ static void report(struct session *s)
 	}
 	report_unwind(st);
 	report_merge(st);
-	report_traces(st);
+	report_traces(s->collector);
 	report_model(s);
+	if (s->ingested)
+		lt_log(LT_LOG_DEBUG, "ingest: %.2f us per sample, median %.2f us, "
+		       "p99 %.2f us (%llu samples; first loads of symbols and traces in the mean)",
+		       s->ingest_ns / 1e3 / s->ingested, ingest_quantile(s, 0.5),
+		       ingest_quantile(s, 0.99), (unsigned long long)s->ingested);
+	if (s->record) {
+		int err = record__close(s->record);
+
+		s->record = NULL;
+		if (err && !s->record_failed)
+			lt_log(LT_LOG_ERROR, "cannot write to %s: %s", s->opt->record, strerror(-err));
+		else if (!err)
+			lt_log(LT_LOG_INFO, "%llu samples recorded to %s",
+			       (unsigned long long)s->recorded, s->opt->record);
+	}
 	if (s->opt->capture)
 		lt_log(LT_LOG_INFO, "%u unwind fixtures written to %s", s->captured,
 		       s->opt->capture);
+}
+
+/* LUATOP_TRACE_RULE: how samples between two snapshots are attributed
+** (docs/DESIGN-NOTES.md, "JIT traces"; bench/ingest.sh compares "off"). */
+static int set_trace_rule(struct collector *c)
+{
+	const char *v = secure_getenv("LUATOP_TRACE_RULE");
+	int rule = v && *v ? luatrace__rule_of(v) : LUATRACE_RULE_PATH;
+
+	if (rule < 0) {
+		lt_log(LT_LOG_ERROR, "LUATOP_TRACE_RULE: no such rule "
+		       "(path, region, next, split or off)");
+		return -1;
+	}
+	collector__set_trace_rule(c, (enum luatrace_rule)rule);
+	return 0;
 }
 
 static int run(struct session *s)
@@ -304,6 +389,12 @@ static int run(struct session *s)
 		return die(1, "out of memory");
 	collector__set_lines(s->collector, o->lines);
 	collector__set_mark_fallback(s->collector, o->mark_fallback);
+	if (set_trace_rule(s->collector))
+		return EXIT_USAGE;
+	if (o->record && !(s->record = record__open(o->record))) {
+		lt_log(LT_LOG_ERROR, "cannot create %s: %s", o->record, strerror(errno));
+		return 1;
+	}
 	rc = setup_targets(s, err, sizeof(err));
 	if (!rc)
 		rc = start_sampler(s, err, sizeof(err));

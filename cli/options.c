@@ -12,7 +12,7 @@
 
 #include "cli/options.h"
 
-enum { OPT_DURATION = 256, OPT_RAW, OPT_CAPTURE, OPT_LINES, OPT_MARK_FALLBACK };
+enum { OPT_DURATION = 256, OPT_RAW, OPT_CAPTURE, OPT_RECORD, OPT_LINES, OPT_MARK_FALLBACK };
 
 static const struct option long_opts[] = {
 	{ "pid",	required_argument, NULL, 'p' },
@@ -26,6 +26,7 @@ static const struct option long_opts[] = {
 	{ "input",	required_argument, NULL, 'i' },
 	{ "window",	required_argument, NULL, 'w' },
 	{ "capture",	required_argument, NULL, OPT_CAPTURE },
+	{ "record",	required_argument, NULL, OPT_RECORD },
 	{ "verbose",	no_argument,	   NULL, 'v' },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ "version",	no_argument,	   NULL, 'V' },
@@ -66,6 +67,8 @@ static const char usage[] =
 "\n"
 "      --capture DIR        debugging: also write walk fixtures (registers, the walk's\n"
 "                           memory reads and the in-kernel result) of some samples to DIR\n"
+"      --record FILE        debugging and benchmarks: also write every sample as the\n"
+"                           sampler sent it to FILE (a new file)\n"
 "  -v, --verbose            print libbpf and loader diagnostics to stderr\n"
 "  -h, --help               show this help and exit\n"
 "  -V, --version            show the version and exit\n"
@@ -219,6 +222,9 @@ static int parse_one(struct options *o, int c, const char *arg, char *err, size_
 	case OPT_CAPTURE:
 		o->capture = arg;
 		return 0;
+	case OPT_RECORD:
+		o->record = arg;
+		return 0;
 	case 'v':
 		o->verbose = 1;
 		return 0;
@@ -236,9 +242,9 @@ static int check(const struct options *o, char *err, size_t errlen)
 {
 	if (o->help || o->version)
 		return 0;
-	if (o->input && (o->npids || o->cmd || o->output || o->duration))
+	if (o->input && (o->npids || o->cmd || o->output || o->duration || o->capture || o->record))
 		return fail(err, errlen, "-i FILE shows a file: it takes no -p, -- COMMAND, "
-			    "-o or --duration");
+			    "-o, --duration, --capture or --record");
 	if (o->input)
 		return 0;
 	if (!o->npids && !o->cmd)

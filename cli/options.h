@@ -28,6 +28,7 @@ struct options {
 	unsigned span;		/* -w last:N: sliding window, seconds (default 10) */
 	double half_life;	/* -w decay:N: half-life, seconds (default 10) */
 	const char *capture;	/* --capture DIR: write unwind fixtures there */
+	const char *record;	/* --record FILE: write every sample there */
 	int verbose;		/* -v */
 	int help;		/* -h */
 	int version;		/* -V */
