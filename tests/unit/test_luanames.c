@@ -599,6 +599,34 @@ Test(luasym, revalidation)
 	luanames__delete(ls);
 }
 
+/* With epochs, a proto is checked once per epoch: a replacement shows from the
+** next epoch on, and the frames named before keep their names. */
+Test(luasym, revalidation_per_epoch)
+{
+	static struct fake f;
+	struct lt_lua_frame fr[1];
+	struct luanames *ls = luanames__new();
+	struct luaname a, b;
+	int pid = getpid();
+
+	fake_leaf(&f, "@one.lua", 10);
+	fr[0] = lua_fr(f.pt, 0, LT_LINK_C);
+	luanames__epoch(ls);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &a), 0);
+	cr_assert_str_eq(a.name, "one.lua:10");
+	fake_leaf(&f, "@two.lua", 20);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &b), 0);
+	cr_assert_str_eq(b.name, "one.lua:10", "checked once in this epoch");
+	luanames__epoch(ls);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &b), 0);
+	cr_assert_str_eq(b.name, "two.lua:20");
+	cr_assert_str_eq(a.name, "one.lua:10");
+	f.m[9] = 8;	/* garbage: caught by the next epoch's check */
+	luanames__epoch(ls);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &b), -EINVAL);
+	luanames__delete(ls);
+}
+
 Test(luasym, garbage)
 {
 	static struct fake f;

@@ -432,6 +432,46 @@ Test(trace, bad_headers_and_gone_traces)
 	cr_assert_eq(luatraces__snapshot(c, &r, &h, 0, 0x90000, LUATRACE_RULE_REGION, &s, &why), -1);
 	cr_assert_eq(why, LUATRACE_WHY_OUTSIDE);
 	cr_assert_str_eq(luatrace__why_text(LUATRACE_WHY_GONE), "trace flushed before its sample was read");
+	/* A trace that failed to load is not read again. */
+	cr_assert_eq(luatraces__stats(c)->loads, 1);
+	cr_assert_eq(luatraces__snapshot(c, &r, &h, 0, 0x50010, LUATRACE_RULE_REGION, &s, &why), -1);
+	cr_assert(why == LUATRACE_WHY_GONE || why == LUATRACE_WHY_BAD);
+	cr_assert_eq(luatraces__stats(c)->loads, 1);
 	luatraces__delete(c);
 	free(m);
+}
+
+/* A sample's raw header is parsed once and again only when its bytes change. */
+Test(trace, header_memo_and_rules)
+{
+	uint8_t raw[LT_TRACE_HDR] = { 0 };
+	struct luatrace_hdr h;
+	struct luatraces *c = luatraces__new();
+
+	cr_assert_eq(luatraces__header(c, raw, 0x1000, &h), -EINVAL);
+	raw[9] = 9;
+	raw[10] = 2;
+	memcpy(raw + 84, &(uint32_t){ 100 }, 4);
+	memcpy(raw + 88, &(uint64_t){ 0x50000 }, 8);
+	memcpy(raw + 104, &(uint16_t){ 3 }, 2);
+	memcpy(raw + 48, &(uint64_t){ 0x20000 }, 8);
+	memcpy(raw + 56, &(uint64_t){ 0x30000 }, 8);
+	memcpy(raw + 32, &(uint64_t){ 0x10000 }, 8);
+	memcpy(raw + 40, &(uint32_t){ 0x7ff0 }, 4);
+	memcpy(raw + 12, &(uint32_t){ 0x8010 }, 4);
+	memcpy(raw + 44, &(uint32_t){ 16 }, 4);
+	memcpy(raw + 72, &(uint64_t){ 0x40000 }, 8);
+	cr_assert_eq(luatraces__header(c, raw, 0x1000, &h), 0);
+	cr_assert_eq(h.traceno, 3);
+	cr_assert_eq(luatraces__header(c, raw, 0x1000, &h), 0);
+	memcpy(raw + 104, &(uint16_t){ 4 }, 2);
+	cr_assert_eq(luatraces__header(c, raw, 0x1000, &h), 0);
+	cr_assert_eq(h.traceno, 4);
+	raw[9] = 0;	/* gct no more: not a trace */
+	cr_assert_eq(luatraces__header(c, raw, 0x1000, &h), -EINVAL);
+	for (int rule = 0; rule < LUATRACE_RULE__COUNT; rule++)
+		cr_assert_eq(luatrace__rule_of(luatrace__rule_name(rule)), rule);
+	cr_assert_eq(luatrace__rule_of("bogus"), -1);
+	cr_assert_eq(luatrace__rule_of(NULL), -1);
+	luatraces__delete(c);
 }
