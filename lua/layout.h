@@ -17,6 +17,7 @@
 
 #define LT_LJ_L_GLREF		16	/* lua_State: global_State * */
 #define LT_LJ_L_BASE		32	/* TValue *base */
+#define LT_LJ_L_TOP		40	/* TValue *top */
 #define LT_LJ_L_STACK		56	/* TValue *stack (MRef) */
 #define LT_LJ_L_CFRAME		80	/* innermost C frame; low 2 bits are flags */
 #define LT_LJ_L_STACKSIZE		88	/* u32, in slots */

@@ -25,6 +25,37 @@ struct lt_lua_walk {
 	__u8 pad[5];
 };
 
+#define LT_LUA_CB_SCAN	4	/* slots below L->top searched for a callback's frame */
+
+/*
+** The window of lj_ccallback_leave: while it converts an FFI callback's results,
+** L->base is L->top, where no frame is. The callback's frame (its continuation,
+** marked LT_LJ_CONT_FFI_CALLBACK) is the one a few slots below, above the results:
+** its base, or base itself when a frame is there or none is found.
+*/
+static LT_INLINE __u64 lt_lua_cb_leave_base(void *ctx, __u64 L, __u64 base)
+{
+	__u64 top = 0, fv = 0, ft = 0, cont = 0;
+
+	if (LT_READ_USER(ctx, &top, sizeof(top), L + LT_LJ_L_TOP) || top != base ||
+	    LT_READ_USER(ctx, &fv, sizeof(fv), base - 16))
+		return base;
+	if ((fv >> LT_LJ_TAG_SHIFT) == LT_LJ_TAG_FUNC || (fv >> LT_LJ_TAG_SHIFT) == LT_LJ_TAG_THREAD)
+		return base;	/* a frame is there */
+	for (int k = 1; k <= LT_LUA_CB_SCAN; k++) {
+		__u64 f = base - 8 - 8ull * k;
+
+		if (LT_READ_USER(ctx, &ft, sizeof(ft), f) ||
+		    LT_READ_USER(ctx, &fv, sizeof(fv), f - 8) ||
+		    LT_READ_USER(ctx, &cont, sizeof(cont), f - 24))
+			return base;
+		if ((ft & LT_LJ_FRAME_TYPEP) == LT_LJ_FRAME_CONT &&
+		    (fv >> LT_LJ_TAG_SHIFT) == LT_LJ_TAG_FUNC && cont == LT_LJ_CONT_FFI_CALLBACK)
+			return f + 8;
+	}
+	return base;
+}
+
 /* Start walking L at base with the top frame's pc. 0, or -1 if L is unreadable. */
 static LT_INLINE int lt_lua_walk_init(void *ctx, struct lt_lua_walk *w, __u64 L, __u64 base,
 				      __u64 pc)
@@ -35,8 +66,11 @@ static LT_INLINE int lt_lua_walk_init(void *ctx, struct lt_lua_walk *w, __u64 L,
 	if (LT_READ_USER(ctx, &w->lo, sizeof(w->lo), L + LT_LJ_L_STACK) ||
 	    LT_READ_USER(ctx, &size, sizeof(size), L + LT_LJ_L_STACKSIZE))
 		return -1;
-	if (!base && LT_READ_USER(ctx, &base, sizeof(base), L + LT_LJ_L_BASE))
-		return -1;
+	if (!base) {
+		if (LT_READ_USER(ctx, &base, sizeof(base), L + LT_LJ_L_BASE))
+			return -1;
+		base = lt_lua_cb_leave_base(ctx, L, base);
+	}
 	w->hi = w->lo + 8ull * size;
 	w->f = base - 8;
 	w->pc = pc;
@@ -93,7 +127,12 @@ static LT_INLINE int lt_lua_walk_step(void *ctx, struct lt_lua_walk *w,
 		return 1;
 	}
 	tag = fv >> LT_LJ_TAG_SHIFT;
-	if (tag != LT_LJ_TAG_FUNC && tag != LT_LJ_TAG_THREAD) {
+	/* A function returning to Lua (BC_RET*, a fast function's return) moves its
+	** first result into its function slot before it restores BASE: in that
+	** window the top frame is gone but its link still leads to the caller, which
+	** the return belongs to. Anywhere else, no function here ends the walk. */
+	if (tag != LT_LJ_TAG_FUNC && tag != LT_LJ_TAG_THREAD &&
+	    (!(w->flags & LT_LUAF_PC_TOP) || (ft & LT_LJ_FRAME_TYPE) != 0)) {
 		w->bad = 1;
 		return 1;
 	}

@@ -7,7 +7,14 @@
 **    inside the VM and do not split. A coroutine marker only separates.
 ** 2. Native frames root to leaf: the k-th VM activation takes the k-th segment.
 ** 3. Lua frames of C functions are left out: their native frames show them.
-** Anything that does not pair up exactly falls back, with a reason.
+** 4. The call/return window: the innermost VM activation has no segment yet
+**    (or no longer) while the Lua stack ends in a function written in C (a C
+**    function or fast function: lua_call, table.sort, gsub, an FFI call). That is a call from C into the VM being entered, or a return being
+**    left: LuaJIT pushes the callee's frame (lj_vm_call, lj_ccallback_enter)
+**    after the native frame exists and pops it before the native frame goes.
+**    The stacks still pair up exactly: the outer activations take the
+**    segments, the innermost stands for no Lua frame and is left out.
+** Anything else that does not pair up exactly falls back, with a reason.
 */
 #include <string.h>
 
@@ -89,14 +96,26 @@ static int precheck(const struct mg_input *in, unsigned nvm)
 		return nvm ? MG_NO_G : -1;
 	if (!in->lua_complete)
 		return MG_LUA_TRUNCATED;
-	if (nvm && !in->n_lua)
-		return MG_VM_WITHOUT_LUA;
 	return -1;
+}
+
+/* Rule 4: one VM activation more than segments, and the Lua stack ends in a
+** function written in C: the innermost activation is a call or return in
+** progress. */
+static int in_call_window(const struct mg_input *in, unsigned nvm, unsigned ns)
+{
+	const struct lt_lua_frame *top;
+
+	if (nvm != ns + 1 || !in->n_lua)
+		return 0;	/* no Lua frame at all: nothing says which window it is */
+	top = &in->lua[in->n_lua - 1];
+	return top->kind == LT_LUA_C || top->kind == LT_LUA_FAST;
 }
 
 int merge__stacks(const struct mg_input *in, struct mg_ref *out, unsigned *n, int *reason)
 {
 	unsigned starts[MG_MAX_LUA + 1], nvm = 0, ns, seg = 0;
+	int window = 0;
 
 	*n = 0;
 	for (unsigned i = 0; i < in->n_native; i++)
@@ -111,11 +130,14 @@ int merge__stacks(const struct mg_input *in, struct mg_ref *out, unsigned *n, in
 	}
 	*reason = precheck(in, nvm);
 	ns = split(in, starts, MG_MAX_LUA);
-	if (*reason < 0 && ns != nvm)
-		*reason = MG_SEGMENT_MISMATCH;
+	if (*reason < 0 && ns != nvm) {
+		window = in_call_window(in, nvm, ns);
+		if (!window)
+			*reason = in->n_lua ? MG_SEGMENT_MISMATCH : MG_VM_WITHOUT_LUA;
+	}
 	if (*reason >= 0) {
 		fallback(in, out, n);
-		return 1;
+		return MG_FALLBACK;
 	}
 	starts[ns] = in->n_lua;
 	for (unsigned i = 0; i < in->n_native; i++) {
@@ -123,12 +145,13 @@ int merge__stacks(const struct mg_input *in, struct mg_ref *out, unsigned *n, in
 			put(out, n, MG_NATIVE, i);
 			continue;
 		}
-		put_segment(in, starts[seg], starts[seg + 1], out, n);
+		if (seg < ns)	/* in a window, the innermost has none */
+			put_segment(in, starts[seg], starts[seg + 1], out, n);
 		seg++;
 	}
 	for (unsigned i = 0; i < in->n_kernel; i++)
 		put(out, n, MG_KERNEL, i);
-	return 0;
+	return window ? MG_MERGED_WINDOW : MG_MERGED;
 }
 
 void merge__raw(const struct mg_input *in, struct mg_ref *out, unsigned *n)

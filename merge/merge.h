@@ -47,11 +47,20 @@ struct mg_input {
 #define MG_MAX_LUA	128	/* Lua frames in: the sampler's, and those a JIT trace inlined */
 #define MG_MAX_OUT	(LT_MAX_USER + LT_MAX_KERNEL + MG_MAX_LUA + 1)
 
+/* What merge__stacks made of a sample. */
+enum mg_result {
+	MG_MERGED = 0,		/* merged exactly */
+	MG_FALLBACK = 1,	/* not merged: the fallback stack, with a reason */
+	MG_MERGED_WINDOW = 2,	/* merged, the innermost VM activation in a call or
+				   return (rule 4 in merge.c): it stands for no frame */
+};
+
 /*
-** Merge. Returns 0 and fills out[0..*n) with the merged stack (native frames
-** with VM activations replaced, then kernel frames), or returns 1 with the
-** fallback stack (native frames, then Lua frames, then kernel frames) and the
-** reason in *reason. A process without LuaJIT merges trivially.
+** Merge. Returns MG_MERGED or MG_MERGED_WINDOW and fills out[0..*n) with the
+** merged stack (native frames with VM activations replaced, then kernel
+** frames), or returns MG_FALLBACK with the fallback stack (native frames, then
+** Lua frames, then kernel frames) and the reason in *reason. A process without
+** LuaJIT merges trivially.
 */
 int merge__stacks(const struct mg_input *in, struct mg_ref *out, unsigned *n, int *reason);
 /* The raw stack: native, kernel, a separator, then the Lua frames. */

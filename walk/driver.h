@@ -227,15 +227,41 @@ static LT_INLINE int lt_walk_vm_frame(struct lt_walk *w, __u16 n)
 {
 	int rc;
 
-	if (!w->lua_on || w->r.pc < w->cfg.vm_lo || w->r.pc >= w->cfg.vm_hi ||
+	if (w->r.pc < w->cfg.vm_lo || w->r.pc >= w->cfg.vm_hi ||
 	    (w->r.pc >= w->cfg.ffi_lo && w->r.pc < w->cfg.ffi_hi))
 		return -1;
+	/* A VM activation also when the thread's G is unknown: the merge must see it
+	** (and fall back) rather than take the stack for plain C. */
 	w->s.user_how[n & (LT_MAX_USER - 1)] |= LT_HOW_F_VM;
+	if (!w->lua_on)
+		return -1;
 	rc = lt_lj_step(w, w->s.G, &w->L, &w->r, &w->how);
 	if (rc == LT_STOP__COUNT)
 		lt_walk_lua_switch(w);
 	/* No cframe found: the VM's own FDE (CFA = rsp+80) is the fallback. */
 	return rc == LT_STOP_NO_RULE ? -1 : rc;
+}
+
+/*
+** lj_vm_ffi_call's FDE (written by LuaJIT's buildvm) describes its body only:
+** CFA = rbp+16 from its first byte. Its first two instructions (push rbp; mov
+** rsp, rbp: detection checked the bytes) and its final ret run with CFA = rsp+8
+** and rsp+16: at those pcs of the leaf frame, use what the instructions say.
+*/
+static LT_INLINE void lt_walk_ffi_call_rule(struct lt_walk *w, __u16 n, struct lt_uw_rule *rule)
+{
+	__u64 pc = w->r.pc;
+	__u8 op = 0;
+
+	if (n || !w->lua_on || pc < w->cfg.ffi_lo || pc >= w->cfg.ffi_hi)
+		return;
+	if (pc == w->cfg.ffi_lo || (pc > w->cfg.ffi_lo + 1 &&
+				    !LT_READ_USER(w, &op, sizeof(op), pc) && op == 0xc3))
+		*rule = (struct lt_uw_rule){ .kind = LT_UW_CFA, .cfa_reg = LT_UW_REG_RSP,
+					     .rbp_off = LT_UW_RBP_SAME, .cfa_off = 8 };
+	else if (pc == w->cfg.ffi_lo + 1)	/* rbp pushed */
+		*rule = (struct lt_uw_rule){ .kind = LT_UW_CFA, .cfa_reg = LT_UW_REG_RSP,
+					     .rbp_off = -16, .cfa_off = 16 };
 }
 
 /* One user frame per call: record it, then step to its caller. 1: stop. */
@@ -276,6 +302,7 @@ static long lt_walk_frame(__u32 i, void *arg)
 			w->s.user_how[n & (LT_MAX_USER - 1)] |= LT_HOW_F_TRACE;
 			lt_walk_lua_switch(w);
 		} else if (rc == LT_STOP__COUNT) {
+			lt_walk_ffi_call_rule(w, n, &rule);
 			rc = lt_uw_step(w, &rule, &w->r, &w->how);
 		}
 	}

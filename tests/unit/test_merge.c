@@ -27,6 +27,7 @@ struct mcase {
 	int native_incomplete, lua_incomplete, no_G, not_lua;
 	const char *want;		/* frames joined by ';' */
 	int fallback;			/* expect a fallback, with this reason + 1 (0: merged) */
+	int window;			/* expect a merge in a call/return window */
 };
 
 static const char *nat_name(const char *s, char *buf, size_t len)
@@ -153,12 +154,32 @@ static const struct mcase cases[] = {
 	{ "truncated native stack falls back",
 	  { "vm=vm", "x" }, { L("f", LT_LINK_CP) }, { "k" }, .native_incomplete = 1,
 	  .want = "vm;x;f;k", .fallback = MG_NATIVE_TRUNCATED + 1 },
-	{ "a VM frame with no Lua segment falls back",
+	{ "a VM frame and no Lua frame at all falls back (no window is recognisable)",
 	  { "main", "lua_pcall", "vm=vm" }, { { 0 } }, { NULL },
 	  .want = "main;lua_pcall;vm", .fallback = MG_VM_WITHOUT_LUA + 1 },
-	{ "more VM frames than segments falls back, keeping every frame",
+	{ "two VM frames and an empty Lua stack fall back",
+	  { "main", "vm1=vm", "c", "vm2=vm" }, { { 0 } }, { NULL },
+	  .want = "main;vm1;c;vm2", .fallback = MG_VM_WITHOUT_LUA + 1 },
+	{ "window: lua_call from a C function entering the VM (lj_vm_call)",
+	  { "main", "lua_pcall", "vm1=vm", "c_callback", "lua_call", "vm2=vm" },
+	  { L("chunk", LT_LINK_CP), L("f", LT_LINK_LUA), C("c_callback", LT_LINK_LUA) }, { NULL },
+	  .want = "main;lua_pcall;chunk;f;c_callback;lua_call", .window = 1 },
+	{ "window: a table.sort comparator being called or left",
+	  { "main", "lua_pcall", "vm1=vm", "lj_sort", "vm2=vm" },
+	  { L("chunk", LT_LINK_CP), L("sorter", LT_LINK_LUA), F("table.sort", LT_LINK_LUA) },
+	  { NULL }, .want = "main;lua_pcall;chunk;sorter;table.sort;lj_sort", .window = 1 },
+	{ "window: an FFI callback entered (lj_ccallback_enter under the VM's stub)",
+	  { "main", "lua_pcall", "vm1=vm", "qsort", "cb_stub=vm", "lj_ccallback_enter" },
+	  { L("chunk", LT_LINK_CP), F("ffi.call", LT_LINK_LUA) }, { "page_fault" },
+	  .want = "main;lua_pcall;chunk;ffi.call;qsort;lj_ccallback_enter;page_fault",
+	  .window = 1 },
+	{ "more VM frames than segments, the Lua stack ending in Lua: falls back",
 	  { "main", "vm1=vm", "c", "vm2=vm" }, { L("f", LT_LINK_CP), L("g", LT_LINK_LUA) },
 	  { "k" }, .want = "main;vm1;c;vm2;f;g;k", .fallback = MG_SEGMENT_MISMATCH + 1 },
+	{ "two VM frames more than segments fall back",
+	  { "main", "vm1=vm", "c", "vm2=vm", "d", "vm3=vm" },
+	  { L("f", LT_LINK_CP), C("c", LT_LINK_LUA) }, { NULL },
+	  .want = "main;vm1;c;vm2;d;vm3;f;c", .fallback = MG_SEGMENT_MISMATCH + 1 },
 	{ "Lua walk truncated falls back",
 	  { "main", "vm=vm" }, { L("f", LT_LINK_LUA) }, { NULL }, .lua_incomplete = 1,
 	  .want = "main;vm;f", .fallback = MG_LUA_TRUNCATED + 1 },
@@ -181,7 +202,9 @@ Test(merge, table)
 		run(&cases[i], 0, got, sizeof(got), &reason, &rc);
 		cr_expect_str_eq(got, cases[i].want, "%s:\n  got  %s\n  want %s", cases[i].what,
 				 got, cases[i].want);
-		cr_expect_eq(rc, cases[i].fallback ? 1 : 0, "%s: status", cases[i].what);
+		cr_expect_eq(rc, cases[i].fallback ? MG_FALLBACK :
+				 cases[i].window ? MG_MERGED_WINDOW : MG_MERGED, "%s: status",
+			     cases[i].what);
 		if (cases[i].fallback)
 			cr_expect_eq(reason, cases[i].fallback - 1, "%s: reason %s", cases[i].what,
 				     merge__reason_text(reason));
