@@ -271,6 +271,9 @@ static void report_merge(const struct collector_stats *st)
 		if (st->fallback_why[r])
 			lt_log(LT_LOG_INFO, "  %6.2f%% %s",
 			       100.0 * st->fallback_why[r] / st->lua_samples, merge__reason_text(r));
+	if (st->merged_window)
+		lt_log(LT_LOG_INFO, "  %6.2f%% merged in a call or return between C and the VM",
+		       100.0 * st->merged_window / st->lua_samples);
 }
 
 /* How many samples in JIT traces were mapped to their snapshot, and why not. */
@@ -389,6 +392,7 @@ static int run(struct session *s)
 		return die(1, "out of memory");
 	collector__set_lines(s->collector, o->lines);
 	collector__set_mark_fallback(s->collector, o->mark_fallback);
+	collector__set_exact_addresses(s->collector, o->raw);
 	if (set_trace_rule(s->collector))
 		return EXIT_USAGE;
 	if (o->record && !(s->record = record__open(o->record))) {

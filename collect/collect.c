@@ -146,6 +146,11 @@ void collector__set_trace_rule(struct collector *c, enum luatrace_rule rule)
 	c->trace_rule = rule;
 }
 
+void collector__set_exact_addresses(struct collector *c, int on)
+{
+	symbolizer__set_exact(c->sym, on);
+}
+
 void collector__set_mark_fallback(struct collector *c, int on)
 {
 	c->mark_fallback = on;
@@ -219,7 +224,6 @@ static uint32_t native_frame(struct collector *c, int32_t pid, uint64_t addr)
 	return id;
 }
 
-/* The frame of Lua frame i of lua[] (nl of them, leaf first); jit: it ran in a trace. */
 /* The frame id of a Lua frame's name: luanames hands out interned strings, so
 ** their addresses stand for them (a frame table lookup hashes the text). */
 static uint32_t lua_frame_id(struct collector *c, enum frame_kind kind, const char *name,
@@ -237,8 +241,11 @@ static uint32_t lua_frame_id(struct collector *c, enum frame_kind kind, const ch
 	return e->id;
 }
 
+/* The frame of Lua frame i of lua[] (nl of them, leaf first). Whether it ran in a
+** trace is a mark of the sample (CT_MARK_JIT), not part of the frame: a function
+** is one frame however it ran. */
 static uint32_t lua_frame(struct collector *c, int pid, const struct lt_lua_frame *lua,
-			  unsigned nl, unsigned i, int jit)
+			  unsigned nl, unsigned i)
 {
 	const struct lt_lua_frame *f = &lua[i];
 	struct mreader rd = tmem__reader(pid);
@@ -251,8 +258,7 @@ static uint32_t lua_frame(struct collector *c, int pid, const struct lt_lua_fram
 	luanames__frame(c->names, pid, &rd, lua, nl, i, c->lines, &ln);
 	if (!ln.name)
 		ln.name = "[lua:?]";
-	return lua_frame_id(c, f->kind == LT_LUA_FAST ? FRAME_LUA_C : jit ? FRAME_LUA_JIT : FRAME_LUA,
-			    ln.name, ln.chunk);
+	return lua_frame_id(c, f->kind == LT_LUA_FAST ? FRAME_LUA_C : FRAME_LUA, ln.name, ln.chunk);
 }
 
 /* The machine-code address of the sample's frame in a trace, 0 if none. */
@@ -342,7 +348,7 @@ static void gather(struct collector *c, const struct lt_sample *s, struct mg_inp
 		int jit = sample__vm_state(s) == VM_JIT && leaf_i < seg_end;
 
 		c->lua_root_first[i] = c->lua_leaf_first[leaf_i];
-		c->lua[i] = lua_frame(c, (int)s->tgid, c->lua_leaf_first, nl, leaf_i, jit);
+		c->lua[i] = lua_frame(c, (int)s->tgid, c->lua_leaf_first, nl, leaf_i);
 		c->lua_marks[i] = (jit ? CT_MARK_JIT : 0) | (leaf_i < c->n_inlined ? CT_MARK_INLINED : 0);
 	}
 	*in = (struct mg_input){
@@ -421,7 +427,7 @@ int collector__add(struct collector *c, const struct lt_sample *s)
 	struct mg_input in;
 	unsigned nref;
 	uint32_t n;
-	int reason, fb, err;
+	int reason, result, fb, err;
 
 	if (s->time_ns > c->epoch_ns) {	/* taken after the last checks: check anew */
 		luanames__epoch(c->names);
@@ -429,7 +435,9 @@ int collector__add(struct collector *c, const struct lt_sample *s)
 	}
 	gather(c, s, &in);
 	count(c, s, &in);
-	fb = merge__stacks(&in, c->refs, &nref, &reason);
+	result = merge__stacks(&in, c->refs, &nref, &reason);
+	fb = result == MG_FALLBACK;
+	c->stats.merged_window += result == MG_MERGED_WINDOW;
 	c->stats.with_lua += in.n_lua > 0;
 	c->stats.with_lua_fallback += in.n_lua > 0 && fb;
 	if (fb) {

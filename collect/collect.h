@@ -31,6 +31,7 @@ struct collector_stats {
 	uint64_t stop[LT_STOP__COUNT];	/* why each user walk ended */
 	uint64_t fallback;	/* samples whose merge fell back */
 	uint64_t fallback_why[MG_REASON__COUNT];	/* by enum mg_reason */
+	uint64_t merged_window;	/* samples merged in a call/return window */
 	uint64_t lua_samples;	/* samples of LuaJIT processes */
 	uint64_t with_lua;	/* samples that have Lua frames */
 	uint64_t with_lua_fallback;	/* ... whose merge fell back */
@@ -59,6 +60,9 @@ int collector__add(struct collector *c, const struct lt_sample *s);
 void collector__epoch(struct collector *c, uint64_t now_ns);
 /* Lua frames per line (--lines) instead of per function. */
 void collector__set_lines(struct collector *c, int on);
+/* Native code no symbol names: by its exact address instead of its function
+** (--raw; see symbolizer__set_exact). Set before the first sample. */
+void collector__set_exact_addresses(struct collector *c, int on);
 /* Export: root the stacks that could not be merged at "[fallback]". */
 void collector__set_mark_fallback(struct collector *c, int on);
 /* pid runs this LuaJIT build: names its fast functions, reads its strings. */

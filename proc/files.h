@@ -26,6 +26,8 @@ enum tfile_part {
 	TF_UNWIND,		/* bpf/tables: where its unwind rows went */
 	TF_LUAJIT,		/* lua/detect: the LuaJIT build it holds, if any */
 	TF_SYMBOLS,		/* symbolize/: its function symbols */
+	TF_FUNCS,		/* symbolize/: its functions by FDE (unwind/funcs), for
+				   code no symbol covers */
 	TF_PART__COUNT
 };
 

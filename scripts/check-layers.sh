@@ -11,7 +11,7 @@ proc       base
 unwind     wire base proc
 lua        wire base unwind proc
 walk       wire base unwind lua
-symbolize  base proc
+symbolize  base proc unwind
 merge      wire base
 profile    base
 export     base profile

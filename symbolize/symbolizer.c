@@ -26,6 +26,7 @@
 #include "symbolize/kallsyms.h"
 #include "symbolize/perfmap.h"
 #include "symbolize/symbolizer.h"
+#include "unwind/funcs.h"
 #include "proc/mapfile.h"
 #include "proc/model.h"
 
@@ -78,6 +79,7 @@ struct symbolizer {
 	size_t memo_slots, memo_used;	/* memo_slots is 0 or a power of two */
 	uint8_t dm_tried;	/* demangler__new was attempted */
 	uint8_t no_demangle;	/* symbolizer__set_demangle(s, 0) */
+	uint8_t exact;		/* symbolizer__set_exact(s, 1): unnamed code by address */
 };
 
 /* -- Opening mapped files ------------------------------------------------- */
@@ -558,19 +560,56 @@ static int module_only(struct symbolizer *s, const char *module, uint64_t off,
 	return 1;
 }
 
+/* Drop a TF_FUNCS part. */
+static void funcs_drop(void *part)
+{
+	uw_funcs__delete(part);
+}
+
+/* The functions of file f by FDE (its TF_FUNCS part, built on first use), or NULL. */
+static struct uw_funcs *file_funcs(struct tfile *f)
+{
+	if (!tfile__has(f, TF_FUNCS)) {
+		size_t len = 0;
+		const void *img = tfile__image(f, &len);
+		int fd = img ? -1 : tfile__fd(f);
+
+		tfile__set(f, TF_FUNCS, img ? uw_funcs__from_elf_mem(img, len) :
+			   fd >= 0 ? uw_funcs__from_elf_fd(fd) : NULL, funcs_drop);
+	}
+	return tfile__part(f, TF_FUNCS);
+}
+
+/* Code no symbol covers, at vaddr of file f: named by the function (FDE) it lies
+** in, "module+0xSTART" with the offset into it, unless exact addresses are asked
+** for or no FDE covers it ("module+0xVADDR"). */
+static int unnamed_code(struct symbolizer *s, struct tfile *f, const char *module,
+			uint64_t vaddr, struct symbol *out)
+{
+	struct uw_funcs *funcs = s->exact ? NULL : file_funcs(f);
+	uint64_t start;
+
+	if (!funcs || uw_funcs__start_of(funcs, vaddr, &start))
+		return module_only(s, module, vaddr, out);
+	module_only(s, module, start, out);
+	out->offset = vaddr - start;
+	return 1;
+}
+
 /* Name an address in a mapping of file f (NULL: none), given its file offset. */
 static int map_lookup(struct symbolizer *s, int pid, struct tfile *f, const char *module,
 		      uint64_t file_off, struct symbol *out)
 {
-	struct elfsyms *syms = f ? file_syms(s, pid, f) : NULL;
+	struct elfsyms *syms;
 	uint64_t vaddr, off;
 	const char *name;
 
-	if (!syms || elf_loads__vaddr(tfile__loads(f), file_off, &vaddr))
+	if (!f || elf_loads__vaddr(tfile__loads(f), file_off, &vaddr))
 		return module_only(s, module, file_off, out);
-	name = elfsyms__lookup(syms, vaddr, &off);
+	syms = file_syms(s, pid, f);
+	name = syms ? elfsyms__lookup(syms, vaddr, &off) : NULL;
 	if (!name)
-		return module_only(s, module, vaddr, out);
+		return unnamed_code(s, f, module, vaddr, out);
 	out->name = demangled(s, name);
 	out->module = module;
 	out->offset = off;
@@ -601,6 +640,11 @@ static int unknown(struct symbol *out)
 	out->module = NULL;
 	out->offset = 0;
 	return -ENOENT;
+}
+
+void symbolizer__set_exact(struct symbolizer *s, int on)
+{
+	s->exact = on != 0;
 }
 
 /* Create an empty symbolizer; NULL on ENOMEM. LUATOP_DEBUG_ROOT is read here. */

@@ -36,6 +36,10 @@ void symbolizer__delete(struct symbolizer *s);
 int symbolizer__set_debug_root(struct symbolizer *s, const char *dir);
 /* Demangle C++ names (on by default); applies to lookups made afterwards. */
 void symbolizer__set_demangle(struct symbolizer *s, int on);
+/* Code no symbol covers is named by the function it lies in ("module+0xSTART",
+** its FDE's start: one frame per function) unless on, then by its exact
+** address ("module+0xADDR"). Default off. */
+void symbolizer__set_exact(struct symbolizer *s, int on);
 
 struct symbol {
 	const char *name;	/* function name (C++ demangled), or "module+0xOFF" when no

@@ -10,8 +10,8 @@
 **
 ** Decisions worth knowing:
 ** - Relocatable objects (ET_REL) are refused: their addresses are unrelocated.
-** - SHF_COMPRESSED sections are inflated by elffile__plain (ELFCOMPRESS_ZLIB
-**   only, up to UW_INFLATE_MAX); others are skipped and counted in nbad.
+** - SHF_COMPRESSED sections are inflated (elfframe.c: ELFCOMPRESS_ZLIB only);
+**   others are skipped and counted in nbad.
 */
 #include <errno.h>
 #include <gelf.h>
@@ -19,13 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "base/search.h"
 #include "proc/elffile.h"
 #include "unwind/cfa.h"
 #include "unwind/ehframe.h"
+#include "unwind/elfframe.h"
 #include "unwind/fde.h"
-
-#define UW_INFLATE_MAX	(512u << 20)	/* largest compressed .debug_frame we inflate */
 
 struct uw_fde {
 	uint64_t lo, hi;	/* [pc_begin, pc_end) */
@@ -58,25 +58,6 @@ struct uw_table {
 };
 
 /* -- Growth and rule interning -------------------------------------------- */
-
-/* Make room for one more element of size sz in *p (capacity *cap). */
-static int grow(void **p, size_t *cap, size_t n, size_t sz)
-{
-	size_t c;
-	void *q;
-
-	if (n < *cap)
-		return 0;
-	c = *cap ? *cap * 2 : 64;
-	if (c > SIZE_MAX / sz)
-		return -ENOMEM;
-	q = realloc(*p, c * sz);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = c;
-	return 0;
-}
 
 /* Multiplicative hash of a rule's 8 bytes into cap (a power of two) slots. */
 static size_t rule_hash(const struct lt_uw_rule *r, size_t cap)
@@ -120,7 +101,7 @@ static int64_t rule_intern(struct uw_table *t, struct lt_uw_rule r)
 			return t->hash[j] - 1;
 	}
 	if (t->nrules >= UINT32_MAX - 1 ||
-	    grow((void **)&t->rules, &t->rules_cap, t->nrules, sizeof(r)))
+	    grow__room((void **)&t->rules, &t->rules_cap, t->nrules, sizeof(r)))
 		return -ENOMEM;
 	t->rules[t->nrules] = r;
 	t->hash[j] = (uint32_t)++t->nrules;
@@ -152,7 +133,7 @@ static int push_row(void *arg, uint64_t loc, struct lt_uw_rule rule)
 		if (last->rule == (uint32_t)idx)
 			return 0;
 	}
-	if (grow((void **)&t->brows, &t->brows_cap, t->nbrows, sizeof(*t->brows)))
+	if (grow__room((void **)&t->brows, &t->brows_cap, t->nbrows, sizeof(*t->brows)))
 		return -ENOMEM;
 	t->brows[t->nbrows++] = (struct uw_brow){ .pc = loc, .rule = (uint32_t)idx };
 	f->n++;
@@ -160,15 +141,16 @@ static int push_row(void *arg, uint64_t loc, struct lt_uw_rule rule)
 }
 
 /* Run one FDE's program into rows of its own: 0 (added or skipped), or -errno. */
-static int add_fde(struct uw_table *t, const struct fde *fd)
+static int add_fde(void *arg, const struct fde *fd)
 {
+	struct uw_table *t = arg;
 	struct cfa_state st = fd->cie->init;
 	struct uw_fde *f;
 	int err;
 
 	if (fd->hi > UINT32_MAX)
 		return -EOVERFLOW;	/* pc_off is a u32 */
-	if (grow((void **)&t->fdes, &t->fdes_cap, t->nfdes, sizeof(*t->fdes)))
+	if (grow__room((void **)&t->fdes, &t->fdes_cap, t->nfdes, sizeof(*t->fdes)))
 		return -ENOMEM;
 	f = &t->fdes[t->nfdes++];
 	*f = (struct uw_fde){ .lo = fd->lo, .hi = fd->hi, .first = t->nbrows,
@@ -188,19 +170,10 @@ static int add_fde(struct uw_table *t, const struct fde *fd)
 int uw_table__add_section(struct uw_table *t, const uint8_t *data, size_t len,
 			  uint64_t section_vaddr, int is_eh)
 {
-	struct fde_iter it;
-	struct fde fd;
-	int err;
-
 	if (!t || t->finished || (!data && len))
 		return -EINVAL;
-	err = fde_iter__init(&it, data, len, section_vaddr, is_eh, 0,
-			     t->has_dbase ? &t->dbase : NULL);
-	while (!err && fde_iter__next(&it, &fd))
-		err = add_fde(t, &fd);
-	t->nbad += it.nbad;
-	fde_iter__fini(&it);
-	return err;
+	return fde__each(data, len, section_vaddr, is_eh, t->has_dbase ? &t->dbase : NULL,
+			 add_fde, t, &t->nbad);
 }
 
 /* -- Finishing: overlaps, gaps, merging ----------------------------------- */
@@ -230,7 +203,7 @@ static int out_row(struct uw_table *t, uint64_t pc, uint32_t rule)
 		if (last->rule == rule)
 			return 0;
 	}
-	if (grow((void **)&t->rows, &t->rows_cap, t->nrows, sizeof(*t->rows)))
+	if (grow__room((void **)&t->rows, &t->rows_cap, t->nrows, sizeof(*t->rows)))
 		return -ENOMEM;
 	t->rows[t->nrows++] = (struct lt_uw_row){ .pc_off = (__u32)pc, .rule = rule };
 	return 0;
@@ -478,56 +451,21 @@ const struct lt_uw_rule *uw_table__lookup(const struct uw_table *t, uint64_t vad
 
 /* -- ELF files ------------------------------------------------------------ */
 
-/* Add one .eh_frame/.debug_frame section of an ELF file. */
-static int add_scn(struct uw_table *t, Elf_Scn *scn, const GElf_Shdr *sh, int is_eh)
+/* elfframe__each's callback: add one section. */
+static int add_elf_section(void *arg, const uint8_t *data, size_t len, uint64_t vaddr, int is_eh)
 {
-	Elf_Data *d;
-
-	if ((sh->sh_flags & SHF_COMPRESSED) && elffile__plain(scn, UW_INFLATE_MAX)) {
-		t->nbad++;	/* zstd and others: not supported */
-		return 0;
-	}
-	d = elf_getdata(scn, NULL);
-	if (!d || !d->d_buf)
-		return 0;
-	return uw_table__add_section(t, d->d_buf, d->d_size, sh->sh_addr, is_eh);
+	return uw_table__add_section(arg, data, len, vaddr, is_eh);
 }
 
 /* Build the table of an open libelf handle: NULL + errno. */
 static struct uw_table *from_elf(Elf *elf)
 {
-	struct uw_table *t;
-	Elf_Scn *scn = NULL;
-	GElf_Ehdr eh;
-	size_t shstrndx;
-	int err = 0;
+	struct uw_table *t = uw_table__new();
+	int err;
 
-	if (elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) != ELFCLASS64 ||
-	    !gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64 ||
-	    eh.e_ident[EI_DATA] != ELFDATA2LSB ||
-	    (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)) {	/* .o: unrelocated */
-		errno = ENOEXEC;
+	if (!t)
 		return NULL;
-	}
-	if (elf_getshdrstrndx(elf, &shstrndx)) {
-		errno = ENODATA;
-		return NULL;
-	}
-	if (!(t = uw_table__new()))
-		return NULL;
-	while (!err && (scn = elf_nextscn(elf, scn))) {
-		const char *name;
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
-			continue;
-		if (!(name = elf_strptr(elf, shstrndx, sh.sh_name)))
-			continue;
-		if (!strcmp(name, ".eh_frame"))
-			err = add_scn(t, scn, &sh, 1);
-		else if (!strcmp(name, ".debug_frame"))
-			err = add_scn(t, scn, &sh, 0);
-	}
+	err = elfframe__each(elf, add_elf_section, t, &t->nbad);
 	if (!err)
 		err = uw_table__finish(t);
 	if (!err && !t->nrows)

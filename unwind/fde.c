@@ -312,6 +312,21 @@ void fde_iter__fini(struct fde_iter *it)
 	it->ncies = 0;
 }
 
+int fde__each(const uint8_t *data, size_t len, uint64_t vaddr, int is_eh,
+	      const uint64_t *datarel, int (*fn)(void *arg, const struct fde *f), void *arg,
+	      size_t *nbad)
+{
+	struct fde_iter it;
+	struct fde fd;
+	int err = fde_iter__init(&it, data, len, vaddr, is_eh, 0, datarel);
+
+	while (!err && fde_iter__next(&it, &fd))
+		err = fn(arg, &fd);
+	*nbad += it.nbad;
+	fde_iter__fini(&it);
+	return err;
+}
+
 int fde__eh_frame_of_hdr(const uint8_t *hdr, size_t len, uint64_t hdr_vaddr, uint64_t *vaddr)
 {
 	struct dw_ptrctx x = { .sec = hdr, .sec_vaddr = hdr_vaddr, .addr_size = 8 };

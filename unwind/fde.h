@@ -49,6 +49,12 @@ int fde_iter__init(struct fde_iter *it, const uint8_t *data, size_t len, uint64_
 ** code a linker discarded (address 0, tombstones, empty ranges) are passed over. */
 int fde_iter__next(struct fde_iter *it, struct fde *out);
 void fde_iter__fini(struct fde_iter *it);
+/* Walk a whole section (as fde_iter__init, no known end only when stop_at_zero),
+** calling fn for each FDE until it returns non-zero; skipped entries are added to
+** *nbad. 0, fn's error, or fde_iter__init's. */
+int fde__each(const uint8_t *data, size_t len, uint64_t vaddr, int is_eh,
+	      const uint64_t *datarel, int (*fn)(void *arg, const struct fde *f), void *arg,
+	      size_t *nbad);
 /* Where .eh_frame starts, from the .eh_frame_hdr at hdr_vaddr (PT_GNU_EH_FRAME,
 ** for files without section headers): 0 and *vaddr, or -1 when malformed. */
 int fde__eh_frame_of_hdr(const uint8_t *hdr, size_t len, uint64_t hdr_vaddr, uint64_t *vaddr);

@@ -69,6 +69,28 @@ vm_range() {
 	done
 }
 
+# fde_starts FILE: the start address of every FDE of FILE (hex, no 0x, no leading 0s).
+fde_starts() {
+	readelf --debug-dump=frames "$1" 2>/dev/null |
+		sed -n 's/.* FDE .*pc=0*\([0-9a-f][0-9a-f]*\)\.\..*/\1/p' | sort -u
+}
+
+# unnamed_frames FOLDED MODULE: the distinct unnamed frames of MODULE ("MODULE+0xOFF"),
+# as OFF (hex, no 0x), one per line.
+unnamed_frames() {
+	tr ';' '\n' <"$1" | sed 's/ [0-9]*$//' | grep -F "$2+0x" |
+		sed -n "s/^$(printf '%s' "$2" | sed 's/[.]/[.]/g')+0x0*\([0-9a-f][0-9a-f]*\)$/\1/p" | sort -u
+}
+
+# not_fde_starts FOLDED MODULE FILE: how many unnamed frames of MODULE (mapped from
+# FILE) are not the start of one of FILE's FDEs (prints up to 5 of them to stderr).
+not_fde_starts() {
+	fde_starts "$3" >"$TMP/fdes.txt"
+	unnamed_frames "$1" "$2" | grep -vxF -f "$TMP/fdes.txt" >"$TMP/notfde.txt"
+	head -5 "$TMP/notfde.txt" | sed "s/^/    not an FDE start: $2+0x/" >&2
+	wc -l <"$TMP/notfde.txt"
+}
+
 # Leaf classification of a folded file: prints "outside rooted" counts for samples
 # whose last user frame is outside the VM range of MODULE (LO..HI) and outside
 # anonymous JIT code ([unknown]); rooted = the stack starts ROOT;__libc_start_main.
@@ -196,7 +218,7 @@ merge_rate() {
 # "MODULE+0xOFF" with OFF in [LO, HI) (hex, stripped builds), or a VM symbol
 # (lj_BC_*, lj_vm_*: unstripped builds), or JIT code ([unknown]).
 count_vm_frames() {
-	awk -v mod="$2" -v lo="$3" -v hi="$4" '
+	awk -v mod="$2" -v lo="$3" -v hi="$4" -v show="${VM_SHOW:-0}" '
 	function hex(s,   i, c, v) {
 		v = 0; s = tolower(s)
 		for (i = 1; i <= length(s); i++) { c = index("0123456789abcdef", substr(s, i, 1)); v = v * 16 + c - 1 }
@@ -212,5 +234,6 @@ count_vm_frames() {
 			}
 		}
 		n += vm * c
+		if (vm && show && shown++ < 3) print "    VM frame left: " substr($0, 1, 400) > "/dev/stderr"
 	} END { print n + 0 }' "$1"
 }

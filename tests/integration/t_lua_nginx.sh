@@ -79,8 +79,12 @@ wrk -t1 -c2 -d6s --timeout 2s "http://127.0.0.1:$port/" >"$TMP/wrk.log" 2>&1 &
 load=$!
 PIDS="$PIDS $load"
 sleep 0.5
+"$LUATOP" -F 499 -p "$worker" --duration 4 -o "$TMP/fn.folded" 2>"$TMP/err.fn" &
+fnpid=$!
 "$LUATOP" $LUA_VIEW -F 499 -p "$worker" --duration 4 -o "$TMP/ngx.folded" 2>"$TMP/err"
 rc=$?
+wait "$fnpid" || fail "luatop (merged) failed: $(cat "$TMP/err.fn")"
+ljlib=$(sed -n 's|.* \(/[^ ]*libluajit[^ ]*\)$|\1|p' "/proc/$worker/maps" 2>/dev/null | head -1)
 wait "$load"
 stop_nginx
 [ "$rc" = 0 ] || fail "luatop failed: $(cat "$TMP/err")"
@@ -104,6 +108,13 @@ if [ "$(pct "$handler" "$total")" -lt 50 ] || [ "$(pct "$render" "$total")" -lt 
 	awk '{ print "    " $NF "\t" $0 }' "$TMP/ngx.lua" | sort -k1,1rn | head -6 | cut -c1-400 >&2
 	fail "the content handler's Lua functions are missing from the worker's samples"
 fi
+# Unnamed code (stripped nginx, module and libluajit) is named by its function (in
+# the default view; --raw keeps exact addresses): a second luatop sampled alongside.
+for file in "$(command -v nginx)" "$MODS/ngx_http_lua_module.so" "$ljlib"; do
+	[ -n "$file" ] || continue
+	bad=$(not_fde_starts "$TMP/fn.folded" "$(basename "$file")" "$file")
+	[ "$bad" -eq 0 ] || fail "$bad unnamed frames of $(basename "$file") are not FDE starts"
+done
 # Merging (the stats cover both views): >= 95% of worker samples with Lua frames merge.
 rate=$(merge_rate "$TMP/err")
 echo "    merged: ${rate:-?}% of worker samples with Lua frames" >&2

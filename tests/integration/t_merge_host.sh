@@ -2,7 +2,8 @@
 # the samples with Lua frames merge, the merged stacks read root to leaf
 #   main -> ... -> lua_pcall -> (Lua) -> c_callback -> lua_call -> (Lua)
 #        -> c_nested -> lua_call -> (Lua)
-# and no VM dispatch frame (VM code, lj_BC_*/lj_vm_*, JIT code) is left in them.
+# and no VM dispatch frame (VM code, lj_BC_*/lj_vm_*, JIT code) is left in them;
+# every unnamed frame of the stripped libluajit-5.1.so is the start of an FDE.
 # (LuaJIT's lua_call jumps into the VM instead of calling it, so it has no native
 # frame of its own; the chain is checked with lua_call optional.)
 for flavour in $(lj_flavours); do
@@ -37,6 +38,10 @@ for flavour in $(lj_flavours); do
 			grep ';c_nested;' "$TMP/m.folded" | head -3 >&2
 			fail "$flavour $mode: merged stacks under c_nested do not read main..lua_pcall..c_callback;lua_call..c_nested;lua_call"
 		}
+		if [ "$flavour" = openresty ]; then	# the stripped shared library
+			bad=$(not_fde_starts "$TMP/m.folded" "$(basename "$vmfile")" "$vmfile")
+			[ "$bad" -eq 0 ] || fail "$flavour $mode: $bad unnamed frames are not FDE starts"
+		fi
 		[ $((vmleft * 100)) -le "$total" ] || {
 			awk '{ print $NF "\t" $0 }' "$TMP/m.folded" | sort -rn | head -5 >&2
 			fail "$flavour $mode: VM frames left in $vmleft of $total samples"

@@ -95,6 +95,7 @@ Test(target, same_entry_and_parts)
 	cr_assert_gt(tfile__loads(fa)->n, 0);
 	tfile__set(fa, TF_UNWIND, NULL, NULL);
 	tfile__set(fa, TF_LUAJIT, NULL, NULL);
+	tfile__set(fa, TF_FUNCS, NULL, NULL);
 	cr_assert_eq(tfiles__stats(tmodel__files(m))->reopens, 0);
 	/* Every part there: the fd is closed; asking again reopens it (counted). */
 	cr_assert_geq(tfile__fd(fa), 0);

@@ -1586,3 +1586,61 @@ Test(unwind, libc_mutations)
 	free(buf);
 	free(orig);
 }
+
+/* -- Functions by FDE (unwind/funcs.c) ----------------------------------- */
+
+#include <link.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "unwind/funcs.h"
+
+/* A function of our own, with an FDE of its own. */
+__attribute__((noinline)) int funcs_probe(int x);
+__attribute__((noinline)) int funcs_probe(int x)
+{
+	return x * 3 + 1;
+}
+
+static int first_bias(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	*(uint64_t *)arg = info->dlpi_addr;
+	return 1;	/* the first object is the executable */
+}
+
+Test(funcs, names_addresses_by_their_function)
+{
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	struct uw_funcs *f;
+	uint64_t bias = 0, start = 0, fn;
+
+	cr_assert_geq(fd, 0);
+	f = uw_funcs__from_elf_fd(fd);
+	close(fd);
+	cr_assert_not_null(f);
+	cr_assert_gt(uw_funcs__count(f), 100);
+	dl_iterate_phdr(first_bias, &bias);
+	fn = (uint64_t)(uintptr_t)&funcs_probe - bias;
+	cr_assert_eq(uw_funcs__start_of(f, fn, &start), 0);
+	cr_assert_eq(start, fn, "an FDE starts at the function");
+	cr_assert_eq(uw_funcs__start_of(f, fn + 2, &start), 0);
+	cr_assert_eq(start, fn, "an address inside it names its start");
+	cr_assert_eq(uw_funcs__start_of(f, 0, &start), -ENOENT);
+	uw_funcs__delete(f);
+	cr_assert_null(uw_funcs__from_elf_mem("not an ELF file", 15));
+}
+
+Test(funcs, pure_core)
+{
+	struct uw_funcs *f = uw_funcs__new();
+	uint64_t start;
+
+	cr_assert_not_null(f);
+	cr_assert_eq(uw_funcs__add_section(f, NULL, 0, 0, 1), 0);
+	cr_assert_eq(uw_funcs__finish(f), 0);
+	cr_assert_eq(uw_funcs__finish(f), -EINVAL);
+	cr_assert_eq(uw_funcs__count(f), 0);
+	cr_assert_eq(uw_funcs__start_of(f, 0x1000, &start), -ENOENT);
+	cr_assert_eq(uw_funcs__add_section(f, NULL, 0, 0, 1), -EINVAL, "finished");
+	uw_funcs__delete(f);
+}
