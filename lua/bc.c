@@ -234,3 +234,47 @@ enum luabc_what luabc__callee(const uint32_t *win, uint32_t lo, uint32_t pos,
 		slot -= 3;
 	return slotname(win, lo, pos, slot, vi, vilen, out);
 }
+
+/* How the instruction after an FNEW into slot stores the closure. */
+static enum luabc_what stored_as(uint32_t next, uint32_t slot, uint32_t pos,
+				 const uint8_t *vi, size_t vilen, struct luabc_name *out)
+{
+	switch (luabc_op(next)) {
+	case LVM_BC_GSET:
+		if (luabc_a(next) != slot)
+			break;
+		out->ref = luabc_d(next);
+		return out->what = LUABC_GLOBAL;
+	case LVM_BC_TSETS:
+		if (luabc_a(next) != slot)
+			break;
+		out->ref = luabc_c(next);
+		return out->what = LUABC_FIELD;
+	case LVM_BC_USETV:
+		if (luabc_d(next) != slot)
+			break;
+		out->ref = luabc_a(next);
+		return out->what = LUABC_UPVALUE;
+	}
+	/* A local declared before (local function f) or by this store (local f = ...). */
+	out->name = luabc__varname(vi, vilen, pos + 1, slot, &out->len);
+	return out->name ? (out->what = LUABC_LOCAL) : LUABC_NONE;
+}
+
+enum luabc_what luabc__definer(const uint32_t *win, uint32_t lo, uint32_t n, uint32_t kidx,
+			       const uint8_t *vi, size_t vilen, uint32_t *at,
+			       struct luabc_name *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!win || lo == 0)
+		return LUABC_NONE;
+	for (uint32_t k = 0; k + 1 < n; k++) {
+		uint32_t ins = win[k];
+
+		if (luabc_op(ins) != LVM_BC_FNEW || luabc_d(ins) != kidx)
+			continue;
+		*at = lo + k;
+		return stored_as(win[k + 1], luabc_a(ins), lo + k, vi, vilen, out);
+	}
+	return LUABC_NONE;
+}

@@ -39,6 +39,18 @@ struct luabc_name {
 */
 enum luabc_what luabc__callee(const uint32_t *win, uint32_t lo, uint32_t pos,
 			      const uint8_t *vi, size_t vilen, struct luabc_name *out);
+/*
+** The definition-site name of a closure: where the instruction after the FNEW
+** that creates it from kgc constant kidx stores it (GSET: a global, TSETS: a
+** field or method, USETV: an upvalue, else the local variable of its slot, as
+** `local function f` and `local f = function` declare). win[k] is instruction
+** lo + k for k < n (lo >= 1); the FNEW must have its successor in the window.
+** *at: the FNEW's position when found. Returns out->what (LUABC_NONE: no FNEW of
+** kidx here, or its closure is not stored under a name).
+*/
+enum luabc_what luabc__definer(const uint32_t *win, uint32_t lo, uint32_t n, uint32_t kidx,
+			       const uint8_t *vi, size_t vilen, uint32_t *at,
+			       struct luabc_name *out);
 /* Name of the slot-th live local at bytecode position pc, from varinfo; NULL if none. */
 const char *luabc__varname(const uint8_t *vi, size_t vilen, uint32_t pc, uint32_t slot,
 			   size_t *len);

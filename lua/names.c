@@ -13,6 +13,7 @@
 #include "lua/detect.h"
 #include "lua/proto.h"
 #include "lua/names.h"
+#include "base/grow.h"
 #include "base/strpool.h"
 
 #define LS_BATCH_MAX	128	/* frames named as one batch: a sample's, with inlined ones */
@@ -26,6 +27,8 @@ _Static_assert(LS_BATCH_MAX % 64 == 0 && LS_BATCH_MAX >= LT_MAX_LUA, "served is 
 #define LS_SRC_CUT	45		/* or cut to this, then "..." (LUA_IDSIZE - 15) */
 #define LS_FMT_MAX	4096
 #define LS_MEMO		4		/* frame names remembered per proto */
+#define LS_KGC_MAX	4096u		/* GC constants searched for a child proto */
+#define LS_DEF_BC_MAX	(1u << 20)	/* instructions searched for its FNEW */
 #define LS_SLOTS_MIN	256u
 #define LS_ERROR	"[lua:?]"
 #define LS_COROUTINE	"[coroutine]"
@@ -58,8 +61,21 @@ struct ls_proto {
 	uint32_t nsites, capsites;
 	struct ls_memo memo[LS_MEMO];	/* names given lately, round robin */
 	unsigned memo_next;
+	const char *def_name;	/* definition-site name (interned); NULL: none found */
+	uint8_t def_what;	/* enum luabc_what of def_name */
+	uint8_t def_done;	/* def_name is final (found, or the proto has no parent) */
+	size_t def_tried;	/* candidates of its chunk when last looked for (retry when more) */
+	uint8_t in_chunk;	/* listed among its chunk's candidates */
 };
 
+
+/* The protos of one chunk that may be the parent of another (they have GC
+** constants and a line range): where a definition-site name is looked for. */
+struct ls_chunk {
+	uint64_t chunkname;	/* the GCstr of the chunk's name in the target */
+	struct ls_proto **v;
+	size_t n, cap;
+};
 
 struct ls_proc {
 	int pid;
@@ -68,6 +84,8 @@ struct ls_proc {
 	int gcstr;		/* enum luastr_layout */
 	struct ls_proto **slots;	/* open addressing on addr; NULL: empty */
 	size_t nslots, used;
+	struct ls_chunk *chunks;	/* by chunk, in the order first seen */
+	size_t nchunks, capchunks;
 };
 
 /* The frames array named last: its protos were validated once for all of it. */
@@ -126,6 +144,11 @@ static void proc_flush(struct ls_proc *pr)
 	free(pr->slots);
 	pr->slots = NULL;
 	pr->nslots = pr->used = 0;
+	for (size_t i = 0; i < pr->nchunks; i++)
+		free(pr->chunks[i].v);
+	free(pr->chunks);
+	pr->chunks = NULL;
+	pr->nchunks = pr->capchunks = 0;
 }
 
 /* Free everything. */
@@ -339,6 +362,33 @@ static int chunk_name(struct luanames *ls, struct ls_proc *pr, struct ls_proto *
 	return e->unnamed ? 0 : -ENOMEM;
 }
 
+/* The candidates of chunk chunkname (created when create is set), or NULL. */
+static struct ls_chunk *chunk_of(struct ls_proc *pr, uint64_t chunkname, int create)
+{
+	for (size_t i = 0; i < pr->nchunks; i++)
+		if (pr->chunks[i].chunkname == chunkname)
+			return &pr->chunks[i];
+	if (!create || grow__room((void **)&pr->chunks, &pr->capchunks, pr->nchunks,
+				  sizeof(*pr->chunks)))
+		return NULL;
+	pr->chunks[pr->nchunks] = (struct ls_chunk){ .chunkname = chunkname };
+	return &pr->chunks[pr->nchunks++];
+}
+
+/* List a loaded proto among its chunk's candidate parents, if it can be one. A
+** failure to list it only costs names. */
+static void chunk_add(struct ls_proc *pr, struct ls_proto *e)
+{
+	struct ls_chunk *c;
+
+	if (e->in_chunk || !e->p.sizekgc || (e->p.firstline != 0 && e->p.numline <= 0) ||
+	    !(c = chunk_of(pr, e->p.chunkname, 1)) ||
+	    grow__room((void **)&c->v, &c->cap, c->n, sizeof(*c->v)))
+		return;
+	c->v[c->n++] = e;
+	e->in_chunk = 1;
+}
+
 /* (Re)load entry e from the target. 0 or -errno. */
 static int proto_load(struct luanames *ls, struct ls_proc *pr, struct ls_proto *e)
 {
@@ -349,6 +399,9 @@ static int proto_load(struct luanames *ls, struct ls_proc *pr, struct ls_proto *
 	e->sites = NULL;
 	e->nsites = e->capsites = 0;
 	memset(e->memo, 0, sizeof(e->memo));
+	e->def_name = NULL;
+	e->def_done = 0;
+	e->def_tried = 0;
 	e->ok = 0;
 	if ((err = luaproto__read(ls->rd, e->addr, &e->p)))
 		return err;
@@ -358,6 +411,7 @@ static int proto_load(struct luanames *ls, struct ls_proc *pr, struct ls_proto *
 	}
 	e->ok = 1;
 	e->seen = ls->seq;
+	chunk_add(pr, e);
 	return 0;
 }
 
@@ -591,6 +645,123 @@ static const char *frame_name(struct luanames *ls, struct ls_proto *e, const cha
 	return name;
 }
 
+/* -- Definition-site names ---------------------------------------------------- */
+
+/* Could proto c lexically enclose proto e (same chunk, e's lines inside c's)? */
+static int may_enclose(const struct ls_proto *c, const struct ls_proto *e)
+{
+	const struct luaproto *cp = &c->p, *ep = &e->p;
+
+	if (c == e || !c->ok || cp->chunkname != ep->chunkname || ep->firstline <= 0 ||
+	    !cp->sizekgc)
+		return 0;
+	if (cp->firstline == 0)		/* the main chunk encloses everything in it */
+		return 1;
+	return cp->firstline > 0 && cp->firstline <= ep->firstline &&
+	       (int64_t)ep->firstline + ep->numline <= (int64_t)cp->firstline + cp->numline;
+}
+
+/* The index of e among c's GC constants (a child proto is one), or -1. */
+static int64_t kgc_index(struct luanames *ls, const struct ls_proto *c, uint64_t addr)
+{
+	uint32_t n = c->p.sizekgc < LS_KGC_MAX ? c->p.sizekgc : LS_KGC_MAX;
+	uint64_t *k = malloc(n * sizeof(*k));
+	int64_t found = -1;
+
+	/* kgc[idx] is at k - 8 * (idx + 1): read them all at once, lowest address first */
+	if (k && !mreader__read(ls->rd, c->p.k - 8ull * n, k, n * sizeof(*k)))
+		for (uint32_t i = 0; i < n && found < 0; i++)
+			if (k[n - 1 - i] == addr)
+				found = i;
+	free(k);
+	return found;
+}
+
+/* Name e by the FNEW in its parent c that creates it (kgc index kidx). */
+static int def_in_parent(struct luanames *ls, struct ls_proc *pr, struct ls_proto *c,
+			 struct ls_proto *e, uint32_t kidx)
+{
+	const struct luaproto *p = &c->p;
+	uint32_t end = p->sizebc < LS_DEF_BC_MAX ? p->sizebc : LS_DEF_BC_MAX;
+	char key[LUAPROTO_STR_MAX];
+	struct luabc_name nm;
+	uint32_t at;
+	uint64_t str;
+	size_t len;
+
+	/* windows overlap by one: an FNEW's successor is always in its window */
+	for (uint32_t lo = 1; lo + 1 < end; lo += LS_WINDOW - 1) {
+		uint32_t hi = end - lo > LS_WINDOW ? lo + LS_WINDOW : end;
+
+		if (luaproto__bc(ls->rd, p, lo, hi, ls->win))
+			return 0;
+		switch (luabc__definer(ls->win, lo, hi - lo, kidx, p->nvar ? p->dbg + p->varofs : NULL,
+				       p->nvar, &at, &nm)) {
+		case LUABC_GLOBAL: case LUABC_FIELD:
+			if (luaproto__kgc(ls->rd, p, nm.ref, &str) ||
+			    luastr__read(ls->rd, str, &pr->gcstr, 0, key, LS_NAME_MAX + 1, &len))
+				return 1;	/* found, but its name is unreadable */
+			e->def_name = intern_name(ls, key, strlen(key), strlen(key) < len);
+			break;
+		case LUABC_UPVALUE:
+			if (nm.ref < p->sizeuv && p->nuv &&
+			    (nm.name = luabc__uvname(p->dbg + p->uvofs, p->nuv, nm.ref, &nm.len)))
+				e->def_name = intern_name(ls, nm.name, nm.len, 0);
+			break;
+		case LUABC_LOCAL:
+			e->def_name = intern_name(ls, nm.name, nm.len, 0);
+			break;
+		default:
+			if (hi == end)
+				return 0;
+			continue;	/* not in this window */
+		}
+		e->def_what = (uint8_t)nm.what;
+		return 1;
+	}
+	return 0;
+}
+
+/* Look for e's parent among the candidates: 1 when found (named or not). */
+static int def_search(struct luanames *ls, struct ls_proc *pr, struct ls_proto *e,
+		      struct ls_proto *c)
+{
+	int64_t kidx;
+
+	if (!may_enclose(c, e) || (kidx = kgc_index(ls, c, e->addr)) < 0)
+		return 0;
+	def_in_parent(ls, pr, c, e, (uint32_t)kidx);
+	return 1;
+}
+
+/*
+** The definition-site name of proto e: how its parent stores the closure it
+** creates. The parent is found among the protos of the sample's outer frames,
+** then among all cached ones of the same chunk (a module's main chunk may have
+** run long ago: when it was never on a sampled stack, there is no name). Looked
+** for again only when more protos are cached.
+*/
+static const char *def_name(struct luanames *ls, struct ls_proc *pr,
+			    const struct lt_lua_frame *frames, unsigned n, unsigned i,
+			    struct ls_proto *e)
+{
+	struct ls_chunk *ch;
+	struct ls_proto *c;
+
+	if (e->def_done || e->p.firstline <= 0)
+		return e->def_name;
+	for (unsigned k = i + 1; k < n && !e->def_done; k++)
+		if (frames[k].kind == LT_LUA_LUA && !proto_get(ls, pr, frames[k].addr, &c))
+			e->def_done = (uint8_t)def_search(ls, pr, e, c);
+	ch = chunk_of(pr, e->p.chunkname, 0);
+	if (e->def_done || !ch || ch->n == e->def_tried)
+		return e->def_name;
+	e->def_tried = ch->n;
+	for (size_t k = 0; k < ch->n && !e->def_done; k++)
+		e->def_done = (uint8_t)def_search(ls, pr, e, ch->v[k]);
+	return e->def_name;
+}
+
 /* Name a Lua function frame. */
 static int lua_frame(struct luanames *ls, struct ls_proc *pr, const struct lt_lua_frame *frames,
 		     unsigned n, unsigned i, int lines, struct luaname *out)
@@ -611,8 +782,10 @@ static int lua_frame(struct luanames *ls, struct ls_proc *pr, const struct lt_lu
 	out->firstline = e->p.firstline;
 	out->chunk = e->chunk;
 	out->func = e->unnamed;
-	site = callee_name(ls, pr, frames, n, i, &tmp);
-	if (site && site->name) {
+	if (def_name(ls, pr, frames, n, i, e)) {	/* the function's own name first */
+		out->func = e->def_name;
+		out->what = what_str[e->def_what];
+	} else if ((site = callee_name(ls, pr, frames, n, i, &tmp)) && site->name) {
 		out->func = site->name;
 		out->what = what_str[site->what];
 	}

@@ -13,7 +13,8 @@
 #   CHUNK:LINE: in function 'N'        N (CHUNK:FIRSTLINE), N as luatop writes it may
 #                                      be qualified (tab.N, obj:N); FIRSTLINE <= LINE
 #   (also "in local 'N'", "in upvalue 'N'", "in field 'N'", "in method 'N'")
-#   CHUNK:LINE: in function <CHUNK:F>  CHUNK:F (no name)
+#   CHUNK:LINE: in function <CHUNK:F>  CHUNK:F, or N (CHUNK:F) with the name luatop
+#                                      knows from the definition site
 #   CHUNK:LINE: in main chunk          CHUNK:0
 #   [C]: in function 'N'               N, or LIB.N (string.gsub for 'gsub')
 #   [C]: at 0x..., [builtin#N]:, ...   not named in a traceback: not checked
@@ -77,12 +78,13 @@ function match_frame(f, P, i, leaf,   k, want) {
 		want = line[P, i] + 0
 		if (leaf ? (fl < want - 1 || fl > want + 1) : fl != want) return 0
 	} else if (k == "main") return fl == 0
-	else if (name[P, i] == "") return fn == "" && fl == first[P, i]
+	else if (name[P, i] == "") return fl == first[P, i]
 	else if (line[P, i] != "" && fl > line[P, i]) return 0
 	# Lines: an unnamed function may carry its function-granularity label as its
-	# name (CHUNK:FIRSTLINE (CHUNK:LINE)).
+	# name (CHUNK:FIRSTLINE (CHUNK:LINE)). A function the traceback leaves unnamed
+	# may have a name in luatop (the one it is defined under).
 	if (k == "main") return fn == "" || fn == chunk[P, i] ":0"
-	if (name[P, i] == "") return fn == "" || fn == chunk[P, i] ":" first[P, i]
+	if (name[P, i] == "") return fn == "" || fn == chunk[P, i] ":" first[P, i] || fn !~ /:[0-9]+$/
 	return same_name(fn, name[P, i])
 }
 FNR == 1 { file++ }

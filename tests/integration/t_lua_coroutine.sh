@@ -11,7 +11,7 @@ for flavour in $(lj_flavours); do
 		kill "$pid"
 		total=$(folded_total "$TMP/co.folded")
 		chain=$(folded_has_count "$TMP/co.folded" \
-			';lua_pcall;coro[.]lua:0;driver [(]coro[.]lua:[0-9]+[)];coroutine[.]resume;coro[.]lua:9;spin [(]coro[.]lua:[0-9]+[)]')
+			';lua_pcall;coro[.]lua:0;driver [(]coro[.]lua:[0-9]+[)];coroutine[.]resume;body [(]coro[.]lua:9[)];spin [(]coro[.]lua:[0-9]+[)]')
 		echo "    $flavour ${j:-jit}: samples=$total through-the-resume=$chain" >&2
 		[ "$total" -ge 100 ] || fail "too few samples: $total"
 		[ $((chain * 100)) -ge $((total * 95)) ] || {

@@ -102,6 +102,40 @@ static const uint8_t vinfo[] = {
 	0,				/* end */
 };
 
+/* Definition sites: where the instruction after FNEW (kgc 3) stores the closure. */
+Test(luabc, definer)
+{
+	struct luabc_name nm;
+	uint32_t at = 0;
+	/* bc[1..]: some code, then FNEW 0 3 and its store */
+	uint32_t g[] = { ins_ad(LVM_BC_KSHORT, 1, 0), ins_ad(LVM_BC_FNEW, 0, 3),
+			 ins_ad(LVM_BC_GSET, 0, 7) };
+	uint32_t t[] = { ins_ad(LVM_BC_FNEW, 2, 3), ins_abc(LVM_BC_TSETS, 2, 1, 9) };
+	uint32_t u[] = { ins_ad(LVM_BC_FNEW, 1, 3), ins_ad(LVM_BC_USETV, 4, 1) };
+	uint32_t l[] = { ins_ad(LVM_BC_FNEW, 0, 3), ins_ad(LVM_BC_KSHORT, 1, 0) };
+	uint32_t other[] = { ins_ad(LVM_BC_FNEW, 0, 2), ins_ad(LVM_BC_GSET, 0, 7) };
+	uint32_t last[] = { ins_ad(LVM_BC_KSHORT, 1, 0), ins_ad(LVM_BC_FNEW, 0, 3) };
+	uint32_t temp[] = { ins_ad(LVM_BC_FNEW, 3, 3), ins_abc(LVM_BC_CALL, 2, 1, 2) };
+
+	cr_assert_eq(luabc__definer(g, 1, 3, 3, NULL, 0, &at, &nm), LUABC_GLOBAL);
+	cr_assert_eq(nm.ref, 7);
+	cr_assert_eq(at, 2);
+	cr_assert_eq(luabc__definer(t, 1, 2, 3, NULL, 0, &at, &nm), LUABC_FIELD);
+	cr_assert_eq(nm.ref, 9);
+	cr_assert_eq(luabc__definer(u, 1, 2, 3, NULL, 0, &at, &nm), LUABC_UPVALUE);
+	cr_assert_eq(nm.ref, 4);
+	/* local function f: slot 0 is "f" at the FNEW's successor */
+	cr_assert_eq(luabc__definer(l, 1, 2, 3, vinfo, sizeof(vinfo), &at, &nm), LUABC_LOCAL);
+	cr_assert_eq(memcmp(nm.name, "f", 1), 0);
+	cr_assert_eq(luabc__definer(l, 1, 2, 3, NULL, 0, &at, &nm), LUABC_NONE);	/* stripped */
+	cr_assert_eq(luabc__definer(other, 1, 2, 3, NULL, 0, &at, &nm), LUABC_NONE);
+	/* the successor is outside the window: not decided here */
+	cr_assert_eq(luabc__definer(last, 1, 2, 3, NULL, 0, &at, &nm), LUABC_NONE);
+	/* a closure passed as an argument (a temporary slot): no name */
+	cr_assert_eq(luabc__definer(temp, 1, 2, 3, vinfo, sizeof(vinfo), &at, &nm), LUABC_NONE);
+	cr_assert_eq(luabc__definer(NULL, 1, 2, 3, NULL, 0, &at, &nm), LUABC_NONE);
+}
+
 Test(luabc, locals_moves_and_clobbers)
 {
 	struct luabc_name nm;
