@@ -27,15 +27,25 @@ static const char *kind_name(enum frame_kind k)
 	}
 }
 
-/* ", JIT trace 12, inlined" for a frame that ran in a trace. */
+/* ", JIT 63% (trace 12, inlined), interpreted 37%" for a Lua frame that ran in a
+** trace: one frame per function, the share of each state an attribute. */
 static void jit_note(struct ui *u, char *out, size_t len)
 {
 	uint32_t tr = calltree__trace(u->tree, u->sel);
+	double jit = ui__jit_share(u, u->sel);
+	char trace[48] = "";
 
 	out[0] = '\0';
-	if (u->sel == CT_ROOT || !tr)
+	if (u->sel == CT_ROOT || jit <= 0)
 		return;
-	snprintf(out, len, ", JIT trace %u%s", tr, ui__is_inlined(u, u->sel) ? ", inlined" : "");
+	if (tr)
+		snprintf(trace, sizeof(trace), " (trace %u%s)", tr,
+			 ui__is_inlined(u, u->sel) ? ", inlined" : "");
+	if (jit >= 0.9995)
+		snprintf(out, len, ", JIT%s", trace);
+	else
+		snprintf(out, len, ", JIT %.0f%%%s, interpreted %.0f%%", 100 * jit, trace,
+			 100 * (1 - jit));
 }
 
 /* The selected frame: name, kind, total and self. */
@@ -45,7 +55,7 @@ static void selection(struct ui *u, int y)
 	double all = ui__weight(u, CT_ROOT), tot = ui__weight(u, u->sel);
 	double self = calltree__self(u->tree, u->sel, u->window, u->fb_only);
 	double zoom = ui__weight(u, u->top);
-	char buf[512], n1[32], n2[32], jit[64];
+	char buf[512], n1[32], n2[32], jit[96];
 	int x;
 
 	jit_note(u, jit, sizeof(jit));

@@ -52,6 +52,8 @@ static enum role box_role(struct ui *u, const struct box *b)
 	if (ui__is_inlined(u, b->node))
 		return CR_BOX_LUA_INLINED;
 	f = frametab__get(u->feed->frames, calltree__frame(u->tree, b->node));
+	if (f && f->kind == FRAME_LUA && ui__jit_share(u, b->node) * 2 > 1)
+		return CR_BOX_LUA_JIT;	/* coloured by how it mostly ran */
 	return colors__kind(f ? f->kind : FRAME_NATIVE);
 }
 

@@ -114,6 +114,14 @@ int ui__is_inlined(const struct ui *u, uint32_t node)
 	return in > 0 && (double)in * 2 >= calltree__weight(u->tree, node, CT_CUMULATIVE, 0);
 }
 
+/* The share of node's samples (since the start) whose frame ran in a JIT trace. */
+double ui__jit_share(const struct ui *u, uint32_t node)
+{
+	double all = calltree__weight(u->tree, node, CT_CUMULATIVE, 0);
+
+	return all > 0 ? (double)calltree__marked(u->tree, node, CT_MARK_JIT) / all : 0;
+}
+
 /* A message on the status line for a few seconds. */
 void ui__status(struct ui *u, int err, const char *fmt, ...)
 {

@@ -107,6 +107,7 @@ const char *ui__name(const struct ui *u, uint32_t node);
 int ui__is_fallback(const struct ui *u, uint32_t node);
 /* Was the node's frame inlined into a JIT trace in most of its samples? */
 int ui__is_inlined(const struct ui *u, uint32_t node);
+double ui__jit_share(const struct ui *u, uint32_t node);
 /* Write UTF-8 s at (y, x) in role r, at most w cells; returns the cells written. */
 int ui__put(const struct ui *u, int y, int x, int w, int role, const char *s);
 /* Paint cells [x, x + w) of row y blank in role r. */

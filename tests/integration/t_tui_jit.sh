@@ -14,9 +14,9 @@ check() {	# check MARKER
 	tui_wait "$1leaf_a"
 	tui_wait_line 2 "traces (9[0-9]|100)\\.[0-9]% mapped"
 	tui_keys / l e a f _ b Enter
-	tui_wait '^ . leaf_b .*\[Lua JIT, JIT trace [0-9]+, inlined\]' 10
+	tui_wait '^ . leaf_b .*\[Lua, JIT( [0-9]+%)? \(trace [0-9]+, inlined\)' 10
 	tui_keys / l o o p Enter
-	tui_wait '^ . loop .*\[Lua JIT, JIT trace [0-9]+\]' 10
+	tui_wait '^ . loop .*\[Lua, JIT( [0-9]+%)? \(trace [0-9]+\)' 10
 	tui_keys q
 	rc=$(tui_exit 20)
 	[ "$rc" = 0 ] || fail "exit status $rc: $(cat "$TMP/tui.err")"

@@ -1,0 +1,32 @@
+# One node per function: tests/workloads/mixed.lua runs one call path, step ->
+# work, JIT-compiled and interpreted by turns. The live view shows work once (not
+# one node per VM state), the footer gives the split ("JIT N%, interpreted M%"),
+# and the snapshot written with s has the same nodes: every stack once, work under
+# step on one path.
+. "$TOP/tests/integration/tmux.sh"
+
+luajit=$(command -v luajit || echo "$TOP/.deps/luajit-upstream/usr/bin/luajit")
+[ -x "$luajit" ] || { echo "    no luajit" >&2; exit 77; }
+
+tui_start 160 45 "$LUATOP" -d 0.3 -- "$luajit" "$TOP/tests/workloads/mixed.lua" 120
+tui_wait 'work \(mixed' 40
+tui_wait '[0-9]{3} samples' 30
+sleep 1	# several turns of each state
+n=$(tui_screen | grep -o 'work (mixed[.]lua:[0-9]*)' | wc -l)
+[ "$n" = 1 ] || { tui_screen >&2; fail "work is drawn $n times, want once"; }
+tui_keys / w o r k Enter
+tui_wait '^ . work .*\[Lua, JIT [0-9]+%.*interpreted [0-9]+%' 10
+tui_keys z
+tui_wait 'FROZEN'
+tui_keys s
+tui_wait "saved luatop-[0-9]+-[0-9]{8}-[0-9]{6}\\.folded" 10
+snap=$(ls "$TUI_CWD"/luatop-*.folded | head -1)
+paths=$(sed 's/ [0-9]*$//' "$snap" | grep -c 'step (mixed[.]lua:[0-9]*);work (mixed[.]lua:[0-9]*)$')
+dups=$(sed 's/ [0-9]*$//' "$snap" | sort | uniq -d | wc -l)
+echo "    on screen: work x$n; snapshot: $paths stack(s) ending step;work, $dups repeated" >&2
+[ "$paths" = 1 ] || fail "the snapshot has $paths stacks ending in step;work, want 1"
+[ "$dups" = 0 ] || fail "the snapshot repeats $dups stacks"
+tui_keys q
+rc=$(tui_exit 20)
+[ "$rc" = 0 ] || fail "exit status $rc: $(cat "$TMP/tui.err")"
+exit 0
