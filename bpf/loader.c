@@ -21,6 +21,7 @@
 #include "sampler.skel.h"
 
 #define DEFAULT_RINGBUF	(8u << 20)
+#define MAX_RINGBUF	(256u << 20)
 #define DEFAULT_ROWS	(1u << 21)	/* 16 MiB: a whole OpenResty process is ~160k */
 
 struct sampler {
@@ -31,6 +32,8 @@ struct sampler {
 	int *pfds;
 	int ncpus;
 	sampler_fn on_sample;
+	struct lt_sample sample;	/* the record being handed on */
+	size_t ring_bytes;		/* size of the ring buffer */
 	capture_fn on_capture;
 	void *ctx;
 };
@@ -75,19 +78,34 @@ static int on_ringbuf(void *ctx, void *data, size_t size)
 		return 0;
 	memcpy(&type, data, sizeof(type));
 	/* Never trust a short record or an unknown type. */
-	if (type == LT_WIRE_SAMPLE && size >= sizeof(struct lt_sample))
-		return s->on_sample ? s->on_sample(data, s->ctx) : 0;
+	if (type == LT_WIRE_SAMPLE && size >= LT_SAMPLE_LUA_OFF && size <= sizeof(s->sample)) {
+		/* Sized to its content: copied whole into a full struct, so that the
+		** record's reader never reads past it; n_lua must fit what came. */
+		memcpy(&s->sample, data, size);
+		if (s->sample.n_lua > LT_MAX_LUA || lt_sample_size(s->sample.n_lua) > size)
+			return 0;
+		return s->on_sample ? s->on_sample(&s->sample, s->ctx) : 0;
+	}
 	if (type == LT_WIRE_CAPTURE && size >= sizeof(struct lt_capture))
 		return s->on_capture ? s->on_capture(data, s->ctx) : 0;
 	return 0;
 }
 
-static size_t ringbuf_size(size_t want)
+/*
+** The ring buffer: half a second of the worst case (every CPU sampling a target
+** at freq, full-size records) unless asked otherwise, 8 MiB to 256 MiB, a power
+** of two pages. The reader drains it every RINGBUF_POLL or when a quarter fills.
+*/
+static size_t ringbuf_size(size_t want, unsigned freq)
 {
 	size_t sz = (size_t)sysconf(_SC_PAGESIZE);
+	int ncpus = libbpf_num_possible_cpus();
 
-	if (!want)
-		want = DEFAULT_RINGBUF;
+	if (!want) {
+		want = (size_t)(ncpus > 0 ? ncpus : 1) * freq * sizeof(struct lt_sample) / 2;
+		want = want < DEFAULT_RINGBUF ? DEFAULT_RINGBUF :
+		       want > MAX_RINGBUF ? MAX_RINGBUF : want;
+	}
 	while (sz < want)
 		sz <<= 1;
 	return sz;
@@ -184,14 +202,15 @@ static int load(struct sampler *s, const struct sampler_opts *o, char *err, size
 	s->skel = sampler_bpf__open();
 	if (!s->skel)
 		return errf(err, errlen, errno, "cannot open the BPF object: %s", strerror(errno));
-	rc = bpf_map__set_max_entries(s->skel->maps.samples, ringbuf_size(o->ringbuf_bytes));
+	s->ring_bytes = ringbuf_size(o->ringbuf_bytes, o->freq);
+	rc = bpf_map__set_max_entries(s->skel->maps.samples, s->ring_bytes);
 	if (!rc)
 		rc = bpf_map__set_max_entries(s->skel->maps.uw_rows,
 					      o->max_rows ? o->max_rows : DEFAULT_ROWS);
 	if (rc)
 		return errf(err, errlen, rc, "cannot size the BPF maps: %s", strerror(-rc));
 	s->skel->rodata->capture_every = o->capture_every;
-	s->skel->rodata->wakeup_bytes = ringbuf_size(o->ringbuf_bytes) / 4;
+	s->skel->rodata->wakeup_bytes = s->ring_bytes / 4;
 	rc = sampler_bpf__load(s->skel);
 	if (rc && geteuid() != 0)
 		return errf(err, errlen, rc, "cannot load the BPF sampler: %s%s", strerror(-rc),
@@ -294,6 +313,11 @@ void sampler__drops(const struct sampler *s, uint64_t out[LT_DROP__COUNT])
 			out[r] += percpu[c];
 	}
 	free(percpu);
+}
+
+size_t sampler__ring_bytes(const struct sampler *s)
+{
+	return s ? s->ring_bytes : 0;
 }
 
 struct tables *sampler__tables(const struct sampler *s)

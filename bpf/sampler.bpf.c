@@ -274,6 +274,7 @@ int sample(struct bpf_perf_event_data *ctx)
 	struct lt_walk *w;
 	struct lt_uregs u;
 	__u64 flags, G0;
+	__u32 size;
 	long n;
 
 	slot = bpf_map_lookup_elem(&targets, &tgid);
@@ -308,17 +309,23 @@ int sample(struct bpf_perf_event_data *ctx)
 		lt_walk_user(w);
 	}
 
-	n = bpf_get_stack(ctx, w->s.kernel, sizeof(w->s.kernel), 0);
+	/* Interrupted in user mode: there is no kernel stack to walk. */
+	n = (ctx->regs.cs & 3) == 3 ? 0 :
+	    bpf_get_stack(ctx, w->s.kernel, sizeof(w->s.kernel), 0);
 	if (n < 0)
 		w->s.flags |= LT_SAMPLE_KERNEL_ERR;
 	w->s.n_kernel = frames_of(n);
+	size = lt_sample_size(w->s.n_lua);
+	asm volatile("" : "+r"(size));
+	if (size > sizeof(w->s))	/* for the verifier: lt_sample_size never exceeds it */
+		size = sizeof(w->s);
 
 	/* A wakeup per sample costs more than the whole walk (an irq_work,
 	** ~8 us in a VM): user space polls on a timer and is woken only when
 	** the ring fills up. */
 	flags = bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) > wakeup_bytes ?
 		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
-	if (bpf_ringbuf_output(&samples, &w->s, sizeof(w->s), flags))
+	if (bpf_ringbuf_output(&samples, &w->s, size, flags))
 		count_drop(LT_DROP_RINGBUF_FULL);
 	if (capture_every && sw->capturing)
 		capture_end(sw);

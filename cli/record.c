@@ -38,7 +38,7 @@ FILE *record__open(const char *path)
 
 int record__write(FILE *f, const struct lt_sample *s)
 {
-	__u32 len = sizeof(*s);
+	__u32 len = lt_sample_size(s->n_lua);	/* as the sampler sent it */
 
 	if (fwrite(&len, sizeof(len), 1, f) != 1 || fwrite(s, len, 1, f) != 1)
 		return errno ? -errno : -EIO;

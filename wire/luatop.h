@@ -16,7 +16,7 @@
 
 /* -- Version and record types ---------------------------------------------- */
 
-#define LT_WIRE_VERSION		5	/* bump on any change of this file's layouts */
+#define LT_WIRE_VERSION		6	/* bump on any change of this file's layouts */
 #define LT_WIRE_TYPE(kind)	(0x4c540000u | (kind) << 8 | LT_WIRE_VERSION)	/* "LT" */
 #define LT_WIRE_SAMPLE		LT_WIRE_TYPE(0)	/* struct lt_sample */
 #define LT_WIRE_CAPTURE		LT_WIRE_TYPE(1)	/* struct lt_capture */
@@ -141,6 +141,9 @@ struct lt_lua_frame {
 **   | trace_T | trace_hdr[LT_TRACE_HDR]   the running trace, as read at the sample |
 **   | lua[LT_MAX_LUA]         Lua frames, leaf first, n_lua valid                 |
 **   +---------------------------------------------------------------------------+
+**
+** A record is sent sized to its content: it ends after lua[n_lua - 1]
+** (lt_sample_size); what follows is not sent.
 */
 struct lt_sample {
 	__u32 type;			/* LT_WIRE_SAMPLE */
@@ -167,6 +170,14 @@ struct lt_sample {
 					   the trace's later reads are of the same trace */
 	struct lt_lua_frame lua[LT_MAX_LUA];	/* leaf first */
 };
+
+/* The bytes of a sample with n_lua Lua frames as it crosses the ring buffer. */
+#define LT_SAMPLE_LUA_OFF	__builtin_offsetof(struct lt_sample, lua)
+static inline __u32 lt_sample_size(__u32 n_lua)
+{
+	return LT_SAMPLE_LUA_OFF + (n_lua < LT_MAX_LUA ? n_lua : LT_MAX_LUA) *
+				   (__u32)sizeof(struct lt_lua_frame);
+}
 
 /* The user registers a walk starts from. */
 struct lt_uregs {
