@@ -86,19 +86,20 @@ static LT_INLINE int lt_lua_describe(void *ctx, __u64 fn, struct lt_lua_frame *o
 	__u64 v = 0;
 	__u8 ffid;
 
-	if (LT_READ_USER(ctx, &ffid, sizeof(ffid), fn + LT_LJ_FN_FFID))
+	__u8 head[LT_LJ_FN_CFUNC + 8 - LT_LJ_FN_FFID];	/* ffid .. cfunc: one read */
+
+	if (LT_READ_USER(ctx, head, sizeof(head), fn + LT_LJ_FN_FFID))
 		return -1;
+	ffid = head[0];
 	out->fn = fn;
 	out->ffid = ffid;
 	if (ffid == 0) {
 		out->kind = LT_LUA_LUA;
-		if (LT_READ_USER(ctx, &v, sizeof(v), fn + LT_LJ_FN_PC))
-			return -1;
+		__builtin_memcpy(&v, head + LT_LJ_FN_PC - LT_LJ_FN_FFID, sizeof(v));
 		out->addr = v - LT_LJ_PROTO_SIZE;
 	} else if (ffid == 1) {
 		out->kind = LT_LUA_C;
-		if (LT_READ_USER(ctx, &v, sizeof(v), fn + LT_LJ_FN_CFUNC))
-			return -1;
+		__builtin_memcpy(&v, head + LT_LJ_FN_CFUNC - LT_LJ_FN_FFID, sizeof(v));
 		out->addr = v;
 	} else {
 		out->kind = LT_LUA_FAST;
@@ -114,18 +115,19 @@ static LT_INLINE int lt_lua_describe(void *ctx, __u64 fn, struct lt_lua_frame *o
 static LT_INLINE int lt_lua_walk_step(void *ctx, struct lt_lua_walk *w,
 				      struct lt_lua_frame *out, int *emit)
 {
-	__u64 fv, ft, f = w->f, next_pc = 0, tag;
+	__u64 fv, ft, f = w->f, next_pc = 0, tag, slot[2];
 	__u32 ins;
 	__u8 link;
 
 	*emit = 0;
 	if (f < w->lo + 16 || f >= w->hi || (f & 7))
 		return 1;	/* the bottom frame (at stack + 8), or off the stack */
-	if (LT_READ_USER(ctx, &fv, sizeof(fv), f - 8) ||
-	    LT_READ_USER(ctx, &ft, sizeof(ft), f)) {
+	if (LT_READ_USER(ctx, slot, sizeof(slot), f - 8)) {	/* function and link at once */
 		w->bad = 1;
 		return 1;
 	}
+	fv = slot[0];
+	ft = slot[1];
 	tag = fv >> LT_LJ_TAG_SHIFT;
 	/* A function returning to Lua (BC_RET*, a fast function's return) moves its
 	** first result into its function slot before it restores BASE: in that
