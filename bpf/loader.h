@@ -52,6 +52,8 @@ int sampler__consume(struct sampler *s);
 void sampler__drops(const struct sampler *s, uint64_t out[LT_DROP__COUNT]);
 /* The unwind tables of the targets (to resync on dlopen/exec). */
 struct tables *sampler__tables(const struct sampler *s);
+/* The ring buffer's size in bytes (chosen from the CPUs and the rate by default). */
+size_t sampler__ring_bytes(const struct sampler *s);
 /* Total of sampler__drops(). */
 uint64_t sampler__dropped(const struct sampler *s);
 /* The text of one drop reason. */

@@ -38,6 +38,9 @@ struct session {
 	FILE *record;			/* --record: the samples' file; NULL: none */
 	uint64_t recorded;		/* samples written to it */
 	int record_failed;
+	uint64_t end_ns;		/* --duration: CLOCK_MONOTONIC end of sampling; 0: none */
+	uint64_t late;			/* samples taken after it, not counted */
+	int draining;			/* the last drain: skip late samples, do not stop */
 	unsigned captured;		/* fixtures written (--capture) */
 	int capture_failed;
 };
