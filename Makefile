@@ -3,6 +3,7 @@
 #   make            build .output/luatop
 #   make check      install what is missing, build, check the include rules, run every test
 #   make demo       install what is missing, build, profile a bundled LuaJIT workload live
+#   make bench      run every benchmark and print their tables (as root)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make clean
 #
@@ -53,7 +54,7 @@ WORKLOADS  := $(patsubst tests/workloads/%.c,$(OUT)/workloads/%,$(wildcard tests
 BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -I. -MMD -MP \
               $(if $(MULTIARCH),-idirafter /usr/include/$(MULTIARCH))
 
-.PHONY: all check unit integration layers demo install clean deps fuzz
+.PHONY: all check unit integration layers demo install clean deps fuzz bench
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -81,6 +82,10 @@ $(OUT)/%.o: %.c | $(OUT)
 $(OUT)/luatop: $(CORE_OBJS) $(APP_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(LDLIBS) -o $@
+
+# Every benchmark, one table each (bench/all.sh, as root); never part of make check.
+bench: all $(WORKLOADS)
+	$(Q)sh bench/all.sh
 
 # Benchmarks built with the core (bench/README.md); never part of make check.
 $(OUT)/bench/%: bench/%.c $(CORE_OBJS) | $(OUT)

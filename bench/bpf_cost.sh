@@ -15,7 +15,7 @@ wl=$top/.output/workloads
 up=$top/.deps/luajit-upstream/usr/bin/luajit
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; sysctl -q kernel.bpf_stats_enabled=0' EXIT
-make -C "$top" -s .output/luatop "$wl/qsort_nofp" "$wl/burn" >/dev/null
+make -C "$top" -s .output/luatop .output/workloads/qsort_nofp .output/workloads/burn >/dev/null
 sysctl -q kernel.bpf_stats_enabled=1
 
 # stats: "run_cnt run_time_ns" of the loaded sampler program.

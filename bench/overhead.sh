@@ -1,51 +1,60 @@
 #!/bin/sh
-# Target slowdown with luatop attached vs perf record --call-graph dwarf at the same
-# rate, measured side by side in one run (this machine is noisy: compare ratios),
-# plus the sampler's mean BPF run time per sample from the kernel's BPF stats.
+# The target's CPU cost of being profiled, side by side in one run: a fixed-work
+# LuaJIT program (bench/fixed.lua, its own CPU seconds from os.clock) pinned to
+# CPU 0, the profiler pinned to CPU 1, in interleaved rounds of
+#   none | perf record (no call chains: the sampling floor) |
+#   perf record --call-graph dwarf | luatop
+# at each rate. Prints per config the median of the per-round ratios of target CPU
+# seconds to the unprofiled run of the same round, and their spread (min..max).
+# This machine is noisy: only ratios measured side by side mean anything.
 #
-#   sh bench/overhead.sh [ROUNDS] [HZ] [REPEATS]     (as root, after make)
+#   sh bench/overhead.sh [PAIRS] [ROUNDS] [HZ...]     (as root, after make)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-rounds=${1:-3000} hz=${2:-999} reps=${3:-3}
-burn=$top/.output/workloads/burn
+pairs=${1:-5} rounds=${2:-3000}
+shift 2 2>/dev/null || shift $#
+rates=${*:-99 999}
 luatop=$top/.output/luatop
+lj=$(command -v luajit)
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"; sysctl -q kernel.bpf_stats_enabled=0' EXIT
-[ -x "$burn" ] || make -C "$top" -s .output/workloads/burn .output/luatop
+trap 'rm -rf "$tmp"' EXIT
+[ -x "$luatop" ] || make -C "$top" -s .output/luatop
+[ "$(nproc)" -ge 2 ] || { echo "overhead.sh: needs 2 CPUs (target and profiler pinned apart)" >&2; exit 1; }
+have_perf=0
+command -v perf >/dev/null && perf record -o "$tmp/t.data" true >/dev/null 2>&1 && have_perf=1
 
-secs() { # run a command, print its wall time in seconds
-	s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
-	echo "$e - $s" | bc -l
+target() { taskset -c 0 "$lj" "$top/bench/fixed.lua" "$rounds" "$tmp/cpu"; }
+run() {	# run CONFIG HZ: the target's CPU seconds under CONFIG
+	case $1 in
+	none) target >/dev/null 2>&1 ;;
+	perf) taskset -c 1 perf record -q -F "$2" -o "$tmp/p.data" -- \
+		taskset -c 0 "$lj" "$top/bench/fixed.lua" "$rounds" "$tmp/cpu" >/dev/null 2>&1 ;;
+	perf-dwarf) taskset -c 1 perf record -q -F "$2" --call-graph dwarf -o "$tmp/p.data" -- \
+		taskset -c 0 "$lj" "$top/bench/fixed.lua" "$rounds" "$tmp/cpu" >/dev/null 2>&1 ;;
+	luatop) taskset -c 1 "$luatop" -F "$2" -o "$tmp/l.folded" -- \
+		taskset -c 0 "$lj" "$top/bench/fixed.lua" "$rounds" "$tmp/cpu" >/dev/null 2>&1 ;;
+	esac
+	cat "$tmp/cpu"
 }
 
-sysctl -q kernel.bpf_stats_enabled=1
-have_perf=$(command -v perf >/dev/null && perf record -o /dev/null true >/dev/null 2>&1 && echo 1 || echo 0)
-printf '%-8s %10s %10s %10s\n' run baseline luatop perf-dwarf
-i=0
-while [ $i -lt "$reps" ]; do
-	b=$(secs "$burn" 0 "$rounds")
-	l=$(secs "$luatop" -F "$hz" -o "$tmp/l.folded" -- "$burn" 0 "$rounds")
-	if [ "$have_perf" = 1 ]; then
-		p=$(secs perf record -F "$hz" --call-graph dwarf -o "$tmp/perf.data" -- "$burn" 0 "$rounds")
-	else
-		p=nan
-	fi
-	printf '%-8s %10.3f %10.3f %10s\n' "$i" "$b" "$l" "$p"
-	echo "$b $l $p" >>"$tmp/times"
-	i=$((i + 1))
+configs="perf perf-dwarf luatop"
+[ "$have_perf" = 1 ] || { configs=luatop; echo "(perf not usable here: luatop only)"; }
+echo "target CPU ratio to unprofiled, $pairs interleaved rounds, $rounds rounds of fixed.lua"
+printf '%-6s %-12s %8s %8s %8s\n' Hz profiler median min max
+for hz in $rates; do
+	: >"$tmp/ratios"
+	p=0
+	while [ $p -lt "$pairs" ]; do
+		base=$(run none "$hz")
+		for c in $configs; do
+			echo "$c $(run "$c" "$hz") $base" >>"$tmp/ratios"
+		done
+		p=$((p + 1))
+	done
+	for c in $configs; do
+		awk -v c="$c" '$1 == c { print $2 / $3 }' "$tmp/ratios" | sort -n |
+			awk -v c="$c" -v hz="$hz" '{ r[NR] = $1 } END {
+				m = NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2
+				printf "%-6s %-12s %8.3f %8.3f %8.3f\n", hz, c, m, r[1], r[NR] }'
+	done
 done
-awk '{ b += $1; l += $2; p += $3 } END {
-	printf "mean     %10.3f %10.3f %10.3f\n", b/NR, l/NR, p/NR
-	printf "slowdown luatop %+.1f%%   perf --call-graph dwarf %+.1f%%   (at %s Hz)\n",
-		(l/b - 1) * 100, (p/b - 1) * 100, hz }' hz="$hz" "$tmp/times"
-
-# BPF cost per sample: profile the workload once more and read run_time_ns/run_cnt.
-"$burn" 5 >/dev/null & wl=$!
-"$luatop" -F "$hz" -p "$wl" --duration 3 -o "$tmp/s.folded" 2>/dev/null &
-lt=$!
-sleep 2.5
-bpftool prog show -j 2>/dev/null | tr '}' '\n' | grep '"name":"sample"' |
-	sed -n 's/.*"run_time_ns":\([0-9]*\).*"run_cnt":\([0-9]*\).*/\1 \2/p' |
-	awk '$2 > 0 { printf "BPF sampler: %d runs, mean %.0f ns per run (all CPUs, incl. filtered-out samples)\n", $2, $1 / $2 }'
-wait "$lt" 2>/dev/null || true
-kill "$wl" 2>/dev/null || true

@@ -7,6 +7,6 @@ set -e
 cd "$(dirname "$0")/.."
 mkdir -p .output/bench
 ${CC:-cc} -O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -I. \
-	bench/symbolize_bench.c symbolize/*.c proc/*.c base/*.c -lelf -lz -o .output/bench/symbolize_bench
+	bench/symbolize_bench.c symbolize/*.c proc/*.c base/*.c unwind/*.c -lelf -lz -o .output/bench/symbolize_bench
 echo "$(uname -r), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 exec .output/bench/symbolize_bench

@@ -1,0 +1,36 @@
+#!/bin/sh
+# make bench: every benchmark, one after the other, each printing its table (as
+# root, after make). Never part of make check: figures, not assertions. Takes
+# about five minutes; bench/README.md says what each one measures.
+#   QUICK=1 make bench   fewer rounds (a smoke run of the scripts)
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+q=${QUICK:-0}
+section() { printf '\n== %s\n' "$1"; }
+lj=$(command -v luajit)
+
+section "Target overhead (bench/overhead.sh): target CPU with a profiler / without"
+if [ "$q" = 1 ]; then sh "$top/bench/overhead.sh" 2 500 99 999; else sh "$top/bench/overhead.sh" 7 3000 99 999; fi
+
+section "BPF cost per sample (bench/bpf_cost.sh)"
+sh "$top/bench/bpf_cost.sh" "$([ "$q" = 1 ] && echo 2 || echo 5)" 999
+
+section "Ingest replayed (bench/ingest_replay): a --record of tests/workloads/inline.lua"
+make -C "$top" -s .output/bench/ingest_replay
+tmp=$(mktemp -d)
+"$lj" "$top/tests/workloads/inline.lua" 30 >/dev/null 2>&1 &
+pid=$!
+sleep 1
+"$top/.output/luatop" -F 999 -p "$pid" --duration 3 -o /dev/null --record "$tmp/rec" 2>/dev/null
+"$top/.output/bench/ingest_replay" "$tmp/rec" "$([ "$q" = 1 ] && echo 3 || echo 9)" path off
+kill "$pid" 2>/dev/null
+rm -rf "$tmp"
+
+section "Ingest live, JIT-heavy workloads (bench/ingest.sh)"
+sh "$top/bench/ingest.sh" "$([ "$q" = 1 ] && echo 1 || echo 3)" 3 999
+
+section "Live view frame time (bench/tui.sh)"
+sh "$top/bench/tui.sh"
+
+section "Symbolization (bench/symbolize.sh)"
+sh "$top/bench/symbolize.sh"
