@@ -85,6 +85,7 @@ $(OUT)/luatop: $(CORE_OBJS) $(APP_OBJS)
 
 # Every benchmark, one table each (bench/all.sh, as root); never part of make check.
 bench: all $(WORKLOADS)
+	$(Q)sh scripts/deps.sh bench
 	$(Q)sh bench/all.sh
 
 # Benchmarks built with the core (bench/README.md); never part of make check.
