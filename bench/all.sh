@@ -1,7 +1,7 @@
 #!/bin/sh
 # make bench: every benchmark, one after the other, each printing its table (as
 # root, after make). Never part of make check: figures, not assertions. Takes
-# about five minutes; bench/README.md says what each one measures.
+# about fifteen minutes (ten of them bench/self.sh); bench/README.md says what each one measures.
 #   QUICK=1 make bench   fewer rounds (a smoke run of the scripts)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,6 +31,9 @@ sh "$top/bench/ingest.sh" "$([ "$q" = 1 ] && echo 1 || echo 3)" 3 999
 
 section "Live view frame time (bench/tui.sh)"
 sh "$top/bench/tui.sh"
+
+section "luatop's own CPU and memory, live view at 999 Hz (bench/self.sh)"
+if [ "$q" = 1 ]; then sh "$top/bench/self.sh" 20 999 10; else sh "$top/bench/self.sh" 600 999 60; fi
 
 section "Symbolization (bench/symbolize.sh)"
 sh "$top/bench/symbolize.sh"

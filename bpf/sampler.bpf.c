@@ -167,6 +167,22 @@ struct {
 	__type(value, __u64);
 } gcache SEC(".maps");
 
+/* tgid -> the global_State seen in that process, while it is the only one: a
+** thread sampled in C code before it was ever seen in the VM (whose r14 holds
+** something else, and that has no gcache entry yet) still finds its VM. A
+** process that shows a second G (several Lua states) never uses it again. */
+struct proc_G {
+	__u64 G;
+	__u64 several;		/* a different G was seen too */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 2 * LT_MAX_TARGETS);
+	__type(key, __u32);
+	__type(value, struct proc_G);
+} pgcache SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 4 << 20);	/* resized by the loader before load */
@@ -233,6 +249,25 @@ static __always_inline void cache_G(__u32 tid, __u64 had, __u64 G)
 		bpf_map_update_elem(&gcache, &tid, &G, BPF_ANY);
 }
 
+/* The process's only G so far, 0 if none or several. */
+static __always_inline __u64 process_G(__u32 tgid)
+{
+	struct proc_G *p = bpf_map_lookup_elem(&pgcache, &tgid);
+
+	return p && !p->several ? p->G : 0;
+}
+
+/* Note a G found from the registers of a thread of tgid. */
+static __always_inline void note_process_G(__u32 tgid, __u64 G)
+{
+	struct proc_G *p = bpf_map_lookup_elem(&pgcache, &tgid), n = { .G = G };
+
+	if (!p)
+		bpf_map_update_elem(&pgcache, &tgid, &n, BPF_NOEXIST);
+	else if (p->G != G)
+		p->several = 1;
+}
+
 /* Capture mode: start logging this sample's reads. */
 static __always_inline void capture_begin(struct sampler_walk *sw, const struct lt_uregs *u,
 					  __u64 G)
@@ -273,7 +308,7 @@ int sample(struct bpf_perf_event_data *ctx)
 	struct sampler_walk *sw;
 	struct lt_walk *w;
 	struct lt_uregs u;
-	__u64 flags, G0;
+	__u64 flags, G0, Gt;
 	__u32 size;
 	long n;
 
@@ -300,12 +335,15 @@ int sample(struct bpf_perf_event_data *ctx)
 	} else {
 		idx = w->slot / 2;
 		cfg = bpf_map_lookup_elem(&lua_cfg, &idx);
-		G0 = cfg && cfg->enabled ? cached_G(tid) : 0;
+		Gt = cfg && cfg->enabled ? cached_G(tid) : 0;
+		G0 = Gt || !cfg || !cfg->enabled ? Gt : process_G(tgid);
 		if (capture_every)
 			capture_begin(sw, &u, G0);
 		lt_walk_begin(w, &u, cfg, G0);
-		if (w->G_from_regs)
-			cache_G(tid, G0, w->s.G);
+		if (w->G_from_regs) {
+			cache_G(tid, Gt, w->s.G);
+			note_process_G(tgid, w->s.G);
+		}
 		lt_walk_user(w);
 	}
 

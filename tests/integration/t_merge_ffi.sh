@@ -4,6 +4,7 @@
 # reads ... sort_some -> ... -> qsort_r -> ... -> compare (ffi.lua:N) in that order;
 # no VM frame (VM code, lj_BC_*/lj_vm_*, JIT code) is left in a merged stack; the
 # samples in a call or return between C and the VM are merged, not fallen back.
+# 8 s at 499 Hz: a burst of a few fallback samples stays far below 0.5%.
 for flavour in $(lj_flavours); do
 	lj=$(lj_bin "$flavour")
 	range=$(vm_range "$lj")
@@ -13,7 +14,7 @@ for flavour in $(lj_flavours); do
 		start "$lj" $j "$TOP/tests/workloads/ffi.lua" 30
 		pid=$!
 		sleep 0.5
-		"$LUATOP" -v -F 499 -p "$pid" --duration 4 --mark-fallback -o "$TMP/f.folded" \
+		"$LUATOP" -v -F 499 -p "$pid" --duration 8 --mark-fallback -o "$TMP/f.folded" \
 			2>"$TMP/err" || fail "luatop failed: $(grep -v '^libbpf' "$TMP/err")"
 		kill "$pid"
 		grep -v '^libbpf' "$TMP/err" >"$TMP/err.short"
