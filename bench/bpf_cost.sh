@@ -1,6 +1,7 @@
 #!/bin/sh
 # Mean run time of the BPF sampler per sample, from the kernel's BPF stats
-# (kernel.bpf_stats_enabled), on the native-unwinding workloads. As root, after make.
+# (kernel.bpf_stats_enabled), on native, pure-Lua, FFI and Lua<->C workloads. As root,
+# after make.
 #
 #   sh bench/bpf_cost.sh [SECONDS] [HZ]
 #
@@ -49,3 +50,11 @@ measure "qsort_nofp" "$wl/qsort_nofp" 60
 measure "luajit2 -joff clib" luajit -joff "$top/tests/workloads/clib.lua" 60
 measure "luajit2 JIT clib" luajit "$top/tests/workloads/clib.lua" 60
 [ -x "$up" ] && measure "upstream -joff clib" "$up" -joff "$top/tests/workloads/clib.lua" 60
+measure "luajit2 JIT demo (pure Lua)" luajit "$top/scripts/demo.lua" 60
+measure "luajit2 JIT ffi" luajit "$top/tests/workloads/ffi.lua" 60
+measure "luajit2 -joff ffi" luajit -joff "$top/tests/workloads/ffi.lua" 60
+if [ -r /usr/include/luajit-2.1/lua.h ]; then	# Lua <-> C: a C host calling back and forth
+	cc -O2 -g -I/usr/include/luajit-2.1 -o "$tmp/host" "$top/tests/workloads/luahost/luahost.c" \
+		-lluajit-5.1 2>/dev/null &&
+		measure "C host (Lua<->C)" "$tmp/host" "$top/tests/workloads/luahost/luahost.lua" 60 /dev/null
+fi
