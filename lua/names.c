@@ -736,25 +736,17 @@ static int def_search(struct luanames *ls, struct ls_proc *pr, struct ls_proto *
 
 /*
 ** The definition-site name of proto e: how its parent stores the closure it
-** creates. The parent is found among the protos of the sample's outer frames,
-** then among all cached ones of the same chunk (a module's main chunk may have
-** run long ago: when it was never on a sampled stack, there is no name). Looked
-** for again only when more protos are cached.
+** creates. The parent is looked for among the loaded protos of e's chunk (every
+** proto a sample named is loaded, so the outer frames' are there); a module's
+** main chunk may have run long ago: when it was never on a sampled stack, there
+** is no name. Looked for again only when the chunk has more candidates.
 */
-static const char *def_name(struct luanames *ls, struct ls_proc *pr,
-			    const struct lt_lua_frame *frames, unsigned n, unsigned i,
-			    struct ls_proto *e)
+static const char *def_name(struct luanames *ls, struct ls_proc *pr, struct ls_proto *e)
 {
 	struct ls_chunk *ch;
-	struct ls_proto *c;
 
-	if (e->def_done || e->p.firstline <= 0)
-		return e->def_name;
-	for (unsigned k = i + 1; k < n && !e->def_done; k++)
-		if (frames[k].kind == LT_LUA_LUA && !proto_get(ls, pr, frames[k].addr, &c))
-			e->def_done = (uint8_t)def_search(ls, pr, e, c);
-	ch = chunk_of(pr, e->p.chunkname, 0);
-	if (e->def_done || !ch || ch->n == e->def_tried)
+	if (e->def_done || e->p.firstline <= 0 ||
+	    !(ch = chunk_of(pr, e->p.chunkname, 0)) || ch->n == e->def_tried)
 		return e->def_name;
 	e->def_tried = ch->n;
 	for (size_t k = 0; k < ch->n && !e->def_done; k++)
@@ -782,7 +774,7 @@ static int lua_frame(struct luanames *ls, struct ls_proc *pr, const struct lt_lu
 	out->firstline = e->p.firstline;
 	out->chunk = e->chunk;
 	out->func = e->unnamed;
-	if (def_name(ls, pr, frames, n, i, e)) {	/* the function's own name first */
+	if (def_name(ls, pr, e)) {	/* the function's own name first */
 		out->func = e->def_name;
 		out->what = what_str[e->def_what];
 	} else if ((site = callee_name(ls, pr, frames, n, i, &tmp)) && site->name) {
