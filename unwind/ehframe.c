@@ -21,7 +21,6 @@
 
 #include "base/grow.h"
 #include "base/search.h"
-#include "proc/elffile.h"
 #include "unwind/cfa.h"
 #include "unwind/ehframe.h"
 #include "unwind/elfframe.h"
@@ -478,34 +477,19 @@ static struct uw_table *from_elf(Elf *elf)
 	return t;
 }
 
+static void *build(Elf *elf)
+{
+	return from_elf(elf);
+}
+
 /* Build from an open regular file; the fd stays open. */
 struct uw_table *uw_table__from_elf_fd(int fd)
 {
-	struct uw_table *t;
-	struct elffile f;
-	int err = elffile__open_fd(&f, fd);
-
-	if (err) {
-		errno = -err;
-		return NULL;
-	}
-	t = from_elf(f.elf);
-	elffile__close(&f);
-	return t;
+	return elfframe__build_fd(fd, build);
 }
 
 /* Build from an image in memory, through a private copy libelf may modify. */
 struct uw_table *uw_table__from_elf_mem(const void *buf, size_t len)
 {
-	struct uw_table *t;
-	struct elffile f;
-	int err = elffile__open_mem(&f, buf, len);
-
-	if (err) {
-		errno = -err;
-		return NULL;
-	}
-	t = from_elf(f.elf);
-	elffile__close(&f);
-	return t;
+	return elfframe__build_mem(buf, len, build);
 }

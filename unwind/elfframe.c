@@ -2,6 +2,7 @@
 ** The call-frame sections of an ELF file (elfframe.h).
 */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "proc/elffile.h"
@@ -60,4 +61,35 @@ int elfframe__each(Elf *elf, elfframe_fn fn, void *arg, size_t *nskipped)
 			err = one_section(scn, &sh, 0, fn, arg, nskipped);
 	}
 	return err;
+}
+
+/* build on an opened elffile, which is closed after; errno survives the close. */
+static void *build_on(struct elffile *f, int err, void *(*build)(Elf *elf))
+{
+	void *out;
+	int e;
+
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	out = build(f->elf);
+	e = errno;
+	elffile__close(f);
+	errno = e;
+	return out;
+}
+
+void *elfframe__build_fd(int fd, void *(*build)(Elf *elf))
+{
+	struct elffile f;
+
+	return build_on(&f, elffile__open_fd(&f, fd), build);
+}
+
+void *elfframe__build_mem(const void *buf, size_t len, void *(*build)(Elf *elf))
+{
+	struct elffile f;
+
+	return build_on(&f, elffile__open_mem(&f, buf, len), build);
 }

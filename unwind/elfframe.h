@@ -24,4 +24,10 @@ typedef int (*elfframe_fn)(void *arg, const uint8_t *data, size_t len, uint64_t 
 */
 int elfframe__each(Elf *elf, elfframe_fn fn, void *arg, size_t *nskipped);
 
+/* Open the ELF file fd (it stays open) or the image buf (through a private copy),
+** and return build's result on it: NULL + errno when it cannot be opened, or as
+** build left errno. */
+void *elfframe__build_fd(int fd, void *(*build)(Elf *elf));
+void *elfframe__build_mem(const void *buf, size_t len, void *(*build)(Elf *elf));
+
 #endif

@@ -7,7 +7,6 @@
 
 #include "base/grow.h"
 #include "base/search.h"
-#include "proc/elffile.h"
 #include "unwind/elfframe.h"
 #include "unwind/fde.h"
 #include "unwind/funcs.h"
@@ -110,17 +109,16 @@ static int add_elf_section(void *arg, const uint8_t *data, size_t len, uint64_t 
 	return uw_funcs__add_section(arg, data, len, vaddr, is_eh);
 }
 
-static struct uw_funcs *from_elf(struct elffile *ef)
+static void *from_elf(Elf *elf)
 {
 	struct uw_funcs *f = uw_funcs__new();
 	size_t skipped = 0;
-	int err = f ? elfframe__each(ef->elf, add_elf_section, f, &skipped) : -ENOMEM;
+	int err = f ? elfframe__each(elf, add_elf_section, f, &skipped) : -ENOMEM;
 
 	if (!err)
 		err = uw_funcs__finish(f);
 	if (!err && !f->n)
 		err = -ENODATA;
-	elffile__close(ef);
 	if (err) {
 		uw_funcs__delete(f);
 		errno = -err;
@@ -131,24 +129,10 @@ static struct uw_funcs *from_elf(struct elffile *ef)
 
 struct uw_funcs *uw_funcs__from_elf_fd(int fd)
 {
-	struct elffile ef;
-	int err = elffile__open_fd(&ef, fd);
-
-	if (err) {
-		errno = -err;
-		return NULL;
-	}
-	return from_elf(&ef);
+	return elfframe__build_fd(fd, from_elf);
 }
 
 struct uw_funcs *uw_funcs__from_elf_mem(const void *buf, size_t len)
 {
-	struct elffile ef;
-	int err = elffile__open_mem(&ef, buf, len);
-
-	if (err) {
-		errno = -err;
-		return NULL;
-	}
-	return from_elf(&ef);
+	return elfframe__build_mem(buf, len, from_elf);
 }
