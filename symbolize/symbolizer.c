@@ -56,6 +56,7 @@ struct sy_proc {
 	struct stat pmap_st;	/* identity of the file pmap was read from */
 	uint64_t pmap_ns;	/* last check of the perf map, CLOCK_MONOTONIC */
 	int nspid;		/* pid inside its own PID namespace; 0: not read yet */
+	long uid;		/* its real uid (with nspid), -1: unknown */
 	uint8_t pmap_tried;	/* the perf map was looked for */
 };
 
@@ -394,39 +395,66 @@ static const char *module_name(struct symbolizer *s, const char *path)
 
 /* -- Perf maps ------------------------------------------------------------ */
 
-/* The pid of pid inside its own PID namespace (last NSpid field), or pid itself. */
-static int ns_pid(int pid)
+/* The number after "\nKEY:" in a /proc status text; the last of several
+** (NSpid: the innermost namespace) or, with first, the first (Uid: real). */
+static long status_field(const char *buf, const char *key, int first, long dflt)
 {
-	char path[64], *buf = malloc(SY_STATUS_MAX + 1), *l;
-	int fd, last = pid;
+	const char *l = strstr(buf, key);
+	long last = dflt;
+
+	if (!l)
+		return dflt;
+	l += strlen(key);
+	while (*l && *l != '\n') {
+		char *e;
+		long v = strtol(l, &e, 10);
+
+		if (e == l)
+			break;
+		if (v >= 0 && v <= INT32_MAX) {
+			last = v;
+			if (first)
+				break;
+		}
+		l = e;
+	}
+	return last;
+}
+
+/* The pid inside its own PID namespace (last NSpid field) and the owner (real
+** uid; -1 if unknown) of pid, from /proc/PID/status. */
+static void read_status(struct sy_proc *p)
+{
+	char path[64], *buf = malloc(SY_STATUS_MAX + 1);
+	int fd;
 	ssize_t n;
 
+	p->nspid = p->pid;
+	p->uid = -1;
 	if (!buf)
-		return pid;
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/status", p->pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	n = fd < 0 ? -1 : read(fd, buf, SY_STATUS_MAX);
 	if (fd >= 0)
 		close(fd);
 	if (n > 0) {
 		buf[n] = '\0';
-		l = strstr(buf, "\nNSpid:");
-		if (l) {
-			l += 7;
-			while (*l && *l != '\n') {
-				char *e;
-				long v = strtol(l, &e, 10);
-
-				if (e == l)
-					break;
-				if (v > 0 && v <= INT32_MAX)
-					last = (int)v;
-				l = e;
-			}
-		}
+		p->nspid = (int)status_field(buf, "\nNSpid:", 0, p->pid);
+		p->uid = status_field(buf, "\nUid:", 1, -1);
 	}
 	free(buf);
-	return last;
+}
+
+/*
+** A perf map names code for whoever reads it, so only its process's user (or
+** root) may have written it, as perf requires: owned by them, not writable by
+** group or others.
+*/
+static int trusted_map(const struct sy_proc *p, const struct stat *st)
+{
+	return (st->st_uid == 0 || (p->uid >= 0 && st->st_uid == (uid_t)p->uid)) &&
+	       !(st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
 /* Whether two stats describe the same file with the same size and mtime. */
@@ -454,12 +482,13 @@ static void perfmap_refresh(struct sy_proc *p)
 	p->pmap_tried = 1;
 	p->pmap_ns = now;
 	if (!p->nspid)
-		p->nspid = ns_pid(p->pid);
+		read_status(p);
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", p->nspid);
 	fd = mapfile__open_in_root(p->pid, path);
 	if (fd < 0)
 		return;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (p->pmap && same_file(&st, &p->pmap_st))) {
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !trusted_map(p, &st) ||
+	    (p->pmap && same_file(&st, &p->pmap_st))) {
 		close(fd);
 		return;
 	}

@@ -785,6 +785,50 @@ Test(symbolize, perfmap_symbolizer)
 	symbolizer__delete(s);
 }
 
+/* A perf map anyone could have written is not believed (as perf): writable by
+** group or others, or (when we can chown) owned by another user than the
+** process's and root. */
+static void untrusted_map(void (*spoil)(const char *path))
+{
+	struct symbolizer *s = symbolizer__new(NULL);
+	char path[64], text[128];
+	struct symbol sym;
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t base = (uint64_t)(uintptr_t)p;
+	int n;
+
+	cr_assert_neq(p, MAP_FAILED);
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", getpid());
+	n = snprintf(text, sizeof(text), "%llx 100 injected_name\n", (unsigned long long)base);
+	put_file(path, text, (size_t)n);
+	spoil(path);
+	cr_assert_eq(symbolizer__user(s, getpid(), base + 0x10, &sym), -ENOENT);
+	cr_assert_str_neq(sym.name, "injected_name");
+	unlink(path);
+	munmap(p, 4096);
+	symbolizer__delete(s);
+}
+
+static void world_writable(const char *path)
+{
+	cr_assert_eq(chmod(path, 0666), 0);
+}
+
+static void group_writable(const char *path)
+{
+	cr_assert_eq(chmod(path, 0664), 0);
+}
+
+static void other_owner(const char *path)
+{
+	if (chown(path, 65534, 65534))
+		cr_skip_test("cannot chown (not root): %s", strerror(errno));
+}
+
+Test(symbolize, perfmap_world_writable_ignored) { untrusted_map(world_writable); }
+Test(symbolize, perfmap_group_writable_ignored) { untrusted_map(group_writable); }
+Test(symbolize, perfmap_other_owner_ignored) { untrusted_map(other_owner); }
+
 /* -- Demangling ----------------------------------------------------------------- */
 
 Test(symbolize, demangle_cxx)
