@@ -4,10 +4,15 @@
 ** The verbosity is the one piece of global state in luatop: set once from -v,
 ** read by every edge that reports (libbpf's print callback has no context).
 */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE	/* vasprintf */
+#endif
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/log.h"
+#include "base/text.h"
 
 #define LOG_LINE_MAX	1024
 
@@ -25,7 +30,7 @@ int lt_log_verbose(void)
 
 void lt_vlog(enum lt_log_level level, const char *fmt, va_list ap)
 {
-	char line[LOG_LINE_MAX];
+	char line[LOG_LINE_MAX], safe[LOG_LINE_MAX];
 	size_t n;
 
 	if (level == LT_LOG_DEBUG && !verbose)
@@ -34,7 +39,10 @@ void lt_vlog(enum lt_log_level level, const char *fmt, va_list ap)
 	n = strlen(line);
 	while (n && line[n - 1] == '\n')
 		line[--n] = '\0';
-	fprintf(stderr, "luatop: %s\n", line);
+	/* Names, paths and errors from targets and files are in here: no
+	** escape sequence reaches the terminal, and one message stays one line. */
+	text__safe(line, safe, sizeof(safe), 0);
+	fprintf(stderr, "luatop: %s\n", safe);
 }
 
 void lt_log(enum lt_log_level level, const char *fmt, ...)
@@ -48,6 +56,16 @@ void lt_log(enum lt_log_level level, const char *fmt, ...)
 
 void lt_vlog_passthrough(const char *fmt, va_list ap)
 {
-	if (verbose)
-		vfprintf(stderr, fmt, ap);
+	char *text = NULL, *safe;
+	int n;
+
+	if (!verbose || (n = vasprintf(&text, fmt, ap)) < 0)
+		return;
+	safe = malloc((size_t)n + 1);	/* a verifier log runs to megabytes */
+	if (safe) {
+		text__safe(text, safe, (size_t)n + 1, TEXT_KEEP_LINES);
+		fputs(safe, stderr);
+	}
+	free(safe);
+	free(text);
 }

@@ -22,8 +22,10 @@
 #include "merge/merge.h"
 #include "cli/options.h"
 #include "cli/session.h"
+#include "cli/signals.h"
 #include "cli/view.h"
 #include "export/folded.h"
+#include "export/output.h"
 #include "profile/stacks.h"
 #include "proc/model.h"
 
@@ -32,23 +34,6 @@
 #define MIN_KERNEL	"5.17"
 
 static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
-static void install_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };	/* no SA_RESTART: wake poll() */
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
 
 static int die(int code, const char *msg)
 {
@@ -154,6 +139,14 @@ static int on_capture(const struct lt_capture *c, void *ctx)
 	return 0;
 }
 
+static int has_target(const struct session *s, pid_t pid)
+{
+	for (unsigned i = 0; i < s->ntargets; i++)
+		if (s->targets[i].pid == pid)
+			return 1;
+	return 0;
+}
+
 static int setup_targets(struct session *s, char *err, size_t errlen)
 {
 	const struct options *o = s->opt;
@@ -163,11 +156,18 @@ static int setup_targets(struct session *s, char *err, size_t errlen)
 		return target__spawn(o->cmd, !o->output, &s->targets[0], err, errlen);
 	}
 	for (unsigned i = 0; i < o->npids; i++) {
-		int rc = target__check(o->pids[i], &s->targets[i], err, errlen);
+		struct target *t = &s->targets[s->ntargets];
+		int rc = target__check(o->pids[i], t, err, errlen);
 
 		if (rc)
 			return rc;
-		s->ntargets++;
+		if (t->tid)
+			lt_log(LT_LOG_INFO, "%d is a thread of PID %d (%s): profiling the process",
+			       (int)t->tid, (int)t->pid, t->comm);
+		if (has_target(s, t->pid))
+			target__close(t);	/* -p 7,7 or a process and its thread */
+		else
+			s->ntargets++;
 	}
 	return 0;
 }
@@ -228,26 +228,20 @@ static void raise_priority(void)
 		lt_log(LT_LOG_DEBUG, "cannot raise the reader's priority: %s", strerror(errno));
 }
 
-static int write_profile(struct session *s, const char *path)
+/* Write the profile to the -o file opened before sampling; 0 or -errno, said. */
+static int write_profile(struct session *s, struct output_file *out)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "we") : stdout;
-	int rc;
+	char err[512];
+	int rc = folded__write(out->f, collector__frames(s->collector),
+			       collector__stacks(s->collector,
+						 s->opt->raw ? COLLECT_RAW : COLLECT_MERGED));
 
-	if (!f) {
-		rc = -errno;
-		lt_log(LT_LOG_ERROR, "cannot write %s: %s", path, strerror(-rc));
-		return rc;
+	if (rc) {
+		output__discard(out);
+		lt_log(LT_LOG_ERROR, "cannot write %s: %s", out->path, strerror(-rc));
+	} else if ((rc = output__commit(out, err, sizeof(err)))) {
+		lt_log(LT_LOG_ERROR, "%s", err);
 	}
-	rc = folded__write(f, collector__frames(s->collector),
-			   collector__stacks(s->collector, s->opt->raw ? COLLECT_RAW : COLLECT_MERGED));
-	if (f != stdout) {
-		if (fclose(f) && !rc)
-			rc = -errno;
-	} else if (fflush(f) && !rc) {
-		rc = -errno;
-	}
-	if (rc)
-		lt_log(LT_LOG_ERROR, "cannot write %s: %s", path, strerror(-rc));
 	return rc;
 }
 
@@ -342,12 +336,20 @@ static void report(struct session *s)
 	for (unsigned i = 0; i < s->ntargets; i++)
 		if (s->targets[i].exited && !s->targets[i].spawned)
 			lt_log(LT_LOG_INFO, "PID %d exited", (int)s->targets[i].pid);
-	if (s->opt->output && strcmp(s->opt->output, "-"))
+	if (s->opt->cmd && s->targets[0].exited) {
+		char fate[128];
+
+		target__fate(&s->targets[0], fate, sizeof(fate));
+		lt_log(LT_LOG_INFO, "the command (PID %d) %s", (int)s->targets[0].pid, fate);
+	}
+	if (s->written && !s->out.is_stdout)
 		snprintf(where, sizeof(where), ", written to %s", s->opt->output);
 	lt_log(LT_LOG_INFO, "%llu samples of %s, %llu lost%s", (unsigned long long)st->samples,
 	       who, (unsigned long long)lost, where);
 	if (!st->samples) {
-		lt_log(LT_LOG_INFO, "no samples: the target did not run on a CPU while sampling");
+		lt_log(LT_LOG_INFO, "no samples in %.1f s: the target was on a CPU at none of the "
+		       "%u Hz sampling ticks (it slept, or ran too briefly)",
+		       (double)(mono_ns() - s->start_ns) / 1e9, s->opt->freq);
 		return;
 	}
 	report_unwind(st);
@@ -412,6 +414,8 @@ static int run(struct session *s)
 	collector__set_exact_addresses(s->collector, o->raw);
 	if (set_trace_rule(s->collector))
 		return EXIT_USAGE;
+	if (o->output && output__open(o->output, &s->out, err, sizeof(err)))
+		return die(1, err);
 	if (o->record && !(s->record = record__open(o->record))) {
 		lt_log(LT_LOG_ERROR, "cannot create %s: %s", o->record, strerror(errno));
 		return 1;
@@ -426,8 +430,9 @@ static int run(struct session *s)
 		rc = target__release(&s->targets[0], err, sizeof(err));
 	if (rc)
 		return die(1, err);
+	s->start_ns = mono_ns();
 	if (o->duration)
-		s->end_ns = mono_ns() + (uint64_t)(o->duration * 1e9);
+		s->end_ns = s->start_ns + (uint64_t)(o->duration * 1e9);
 	lt_log(LT_LOG_DEBUG, "ring buffer: %zu KiB", sampler__ring_bytes(s->sampler) >> 10);
 	session__luajit_notice(s, !o->output, 0);
 
@@ -445,9 +450,15 @@ static int run(struct session *s)
 	if (s->alloc_failed)
 		lt_log(LT_LOG_ERROR, "out of memory: the profile is incomplete");
 	session__luajit_notice(s, !o->output, 1);
-	if (o->output)
-		rc = write_profile(s, o->output) ? 1 : rc;
+	if (o->cmd)
+		target__stop(&s->targets[0]);
+	if (o->output) {
+		s->written = !write_profile(s, &s->out);
+		rc = s->written ? rc : 1;
+	}
 	report(s);
+	if (!rc && o->cmd && s->targets[0].exited)
+		rc = target__fate(&s->targets[0], err, sizeof(err));
 	return rc;
 }
 
@@ -460,19 +471,21 @@ int main(int argc, char **argv)
 
 	if (options__parse(argc, argv, &opt, err, sizeof(err)))
 		return die(EXIT_USAGE, err);
-	if (opt.help) {
-		fputs(options__usage(), stdout);
-		return 0;
-	}
-	if (opt.version) {
-		printf("luatop %s\n", LUATOP_VERSION);
+	if (opt.help || opt.version) {
+		if (opt.help)
+			fputs(options__usage(), stdout);
+		else
+			printf("luatop %s\n", LUATOP_VERSION);
+		if (fflush(stdout) || ferror(stdout))
+			return die(1, "cannot write to standard output");
 		return 0;
 	}
 	lt_log_set_verbose(opt.verbose);
-	install_signals();
+	signals__install(&stop_requested);
 	if (opt.input)
 		return view__file(&opt, &stop_requested);
 	rc = run(&s);
+	output__discard(&s.out);
 	sampler__delete(s.sampler);
 	for (unsigned i = 0; i < s.ntargets; i++)
 		target__close(&s.targets[i]);

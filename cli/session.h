@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "cli/options.h"
+#include "export/output.h"
 #include "cli/target.h"
 
 struct sampler;
@@ -38,9 +39,12 @@ struct session {
 	FILE *record;			/* --record: the samples' file; NULL: none */
 	uint64_t recorded;		/* samples written to it */
 	int record_failed;
+	uint64_t start_ns;		/* CLOCK_MONOTONIC when sampling started */
 	uint64_t end_ns;		/* --duration: CLOCK_MONOTONIC end of sampling; 0: none */
 	uint64_t late;			/* samples taken after it, not counted */
 	int draining;			/* the last drain: skip late samples, do not stop */
+	struct output_file out;		/* -o, open from before sampling */
+	int written;			/* ... and the profile is in it */
 	unsigned captured;		/* fixtures written (--capture) */
 	int capture_failed;
 };

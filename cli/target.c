@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include "cli/signals.h"
 #include "cli/target.h"
 
 static int errf(char *err, size_t errlen, int e, const char *fmt, ...)
@@ -51,6 +53,55 @@ static void read_comm(pid_t pid, char *out, size_t outsz)
 	fclose(f);
 }
 
+#define PF_KTHREAD	0x00200000	/* include/linux/sched.h: a kernel thread */
+
+/* What /proc/PID/stat and status say: state letter, flags, thread group. */
+struct proc_kind {
+	char state;
+	unsigned long flags;
+	pid_t tgid;
+};
+
+static int read_small(const char *path, char *buf, size_t bufsz)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, bufsz - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* 0, or -errno (ESRCH/ENOENT: gone). The comm in stat may hold ')' and spaces:
+** the fields start after the last ')'. */
+static int read_kind(pid_t pid, struct proc_kind *k)
+{
+	char path[64], buf[2048], *p;
+	int rc;
+
+	k->state = '?';
+	k->flags = 0;
+	k->tgid = pid;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((rc = read_small(path, buf, sizeof(buf))))
+		return rc;
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &k->state, &k->flags) != 2)
+		return -EINVAL;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if ((rc = read_small(path, buf, sizeof(buf))))
+		return rc;
+	p = strstr(buf, "\nTgid:");
+	if (p)
+		k->tgid = (pid_t)strtol(p + 6, NULL, 10);
+	return 0;
+}
+
 /* Reading /proc/PID/maps needs the same ptrace access check the profiler needs. */
 static int check_access(pid_t pid)
 {
@@ -67,6 +118,30 @@ static int check_access(pid_t pid)
 	return n < 0 ? -errno : 0;
 }
 
+/* A thread stands for its process; a zombie or a kernel thread is refused. */
+static int check_kind(pid_t pid, struct target *t, char *err, size_t errlen)
+{
+	struct proc_kind k;
+	int rc = read_kind(pid, &k);
+
+	if (rc == -ENOENT || rc == -ESRCH)
+		return errf(err, errlen, ESRCH, "no process with PID %d", (int)pid);
+	if (rc)
+		return 0;	/* the access check below says what is wrong */
+	if (k.flags & PF_KTHREAD)
+		return errf(err, errlen, EINVAL, "PID %d is a kernel thread: luatop profiles "
+			    "user processes (the kernel's stacks show under them)", (int)pid);
+	if (k.state == 'Z' || k.state == 'X')
+		return errf(err, errlen, ESRCH, "PID %d has exited (a zombie its parent has "
+			    "not reaped)", (int)pid);
+	if (k.tgid > 0 && k.tgid != pid) {
+		t->tid = pid;
+		t->pid = k.tgid;
+		return check_kind(k.tgid, t, err, errlen);
+	}
+	return 0;
+}
+
 int target__check(pid_t pid, struct target *t, char *err, size_t errlen)
 {
 	int rc;
@@ -74,13 +149,20 @@ int target__check(pid_t pid, struct target *t, char *err, size_t errlen)
 	memset(t, 0, sizeof(*t));
 	t->pid = pid;
 	t->pidfd = t->go_w = t->err_r = -1;
-	if (pid == getpid())
-		return errf(err, errlen, EINVAL, "PID %d is luatop itself", (int)pid);
 	if (kill(pid, 0) && errno == ESRCH)
 		return errf(err, errlen, ESRCH, "no process with PID %d", (int)pid);
+	if ((rc = check_kind(pid, t, err, errlen)))
+		return rc;
+	pid = t->pid;
+	if (pid == getpid())
+		return errf(err, errlen, EINVAL, "PID %d is luatop itself", (int)pid);
 	rc = check_access(pid);
 	if (rc == -ENOENT || rc == -ESRCH)
 		return errf(err, errlen, ESRCH, "no process with PID %d", (int)pid);
+	if ((rc == -EACCES || rc == -EPERM) && geteuid() == 0)
+		return errf(err, errlen, EPERM, "cannot trace PID %d: permission denied to "
+			    "root (a Yama ptrace_scope of 3, a security module or another user "
+			    "namespace)", (int)pid);
 	if (rc == -EACCES || rc == -EPERM)
 		return errf(err, errlen, EPERM, "cannot trace PID %d: permission denied "
 			    "(luatop needs root, or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE)",
@@ -93,10 +175,16 @@ int target__check(pid_t pid, struct target *t, char *err, size_t errlen)
 	return 0;
 }
 
-static void child(char **cmd, int quiet, int go_r, int err_w)
+static void child(char **cmd, int quiet, pid_t parent, int go_r, int err_w)
 {
 	char c;
 	int e;
+
+	/* The command sees what luatop was given, and ends with luatop (SIGTERM,
+	** also when luatop is killed: a profiler's death must not orphan it). */
+	signals__restore();
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) || getppid() != parent)
+		_exit(127);
 
 	/* Wait until the sampler is attached; EOF means luatop gave up. */
 	if (read(go_r, &c, 1) != 1)
@@ -120,7 +208,7 @@ static void child(char **cmd, int quiet, int go_r, int err_w)
 int target__spawn(char **cmd, int quiet, struct target *t, char *err, size_t errlen)
 {
 	int go[2], ex[2];
-	pid_t pid;
+	pid_t pid, self = getpid();
 
 	memset(t, 0, sizeof(*t));
 	t->pidfd = t->go_w = t->err_r = -1;
@@ -132,7 +220,7 @@ int target__spawn(char **cmd, int quiet, struct target *t, char *err, size_t err
 	if (pid == 0) {
 		close(go[1]);
 		close(ex[0]);
-		child(cmd, quiet, go[0], ex[1]);
+		child(cmd, quiet, self, go[0], ex[1]);
 	}
 	close(go[0]);
 	close(ex[1]);
@@ -186,19 +274,50 @@ int target__poll_exit(struct target *t)
 	return t->exited;
 }
 
+void target__stop(struct target *t)
+{
+	if (!t->spawned || t->exited)
+		return;
+	if (t->go_w >= 0) {
+		close(t->go_w);	/* never released: the child sees EOF and exits */
+		close(t->err_r);
+		t->go_w = t->err_r = -1;
+	} else if (waitpid(t->pid, &t->status, WNOHANG) == t->pid) {
+		t->exited = 1;	/* ended by itself after the last poll */
+		return;
+	} else {
+		kill(t->pid, SIGTERM);
+		t->stopped = 1;
+	}
+	while (waitpid(t->pid, &t->status, 0) < 0 && errno == EINTR)
+		;
+	t->exited = 1;
+}
+
+int target__fate(const struct target *t, char *out, size_t outsz)
+{
+	int st = t->status;
+
+	if (t->stopped && WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM) {
+		snprintf(out, outsz, "was stopped by luatop (SIGTERM)");
+		return 0;
+	}
+	if (WIFEXITED(st)) {
+		snprintf(out, outsz, "exited with status %d", WEXITSTATUS(st));
+		return WEXITSTATUS(st);
+	}
+	if (WIFSIGNALED(st)) {
+		snprintf(out, outsz, "was killed by signal %d (%s)%s", WTERMSIG(st),
+			 strsignal(WTERMSIG(st)), WCOREDUMP(st) ? ", core dumped" : "");
+		return 128 + WTERMSIG(st);
+	}
+	snprintf(out, outsz, "ended");
+	return 0;
+}
+
 void target__close(struct target *t)
 {
-	if (t->spawned && !t->exited) {
-		if (t->go_w >= 0) {
-			close(t->go_w);	/* the child sees EOF and exits */
-			close(t->err_r);
-			t->go_w = t->err_r = -1;
-		} else {
-			kill(t->pid, SIGTERM);
-		}
-		waitpid(t->pid, &t->status, 0);
-		t->exited = 1;
-	}
+	target__stop(t);
 	if (t->pidfd >= 0)
 		close(t->pidfd);
 	t->pidfd = -1;

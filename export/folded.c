@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/utf8.h"
 #include "export/folded.h"
 
 #define KSUFFIX		"_[k]"
@@ -25,36 +26,6 @@
 #define COUNT_MAX	(UINT64_C(1) << 63)	/* largest count folded__read takes */
 
 /* -- Sanitizing --------------------------------------------------------- */
-
-/* Length of the valid UTF-8 sequence at s (s[0] >= 0x80), 0 if invalid. */
-static size_t utf8_seq(const unsigned char *s)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t n, i;
-
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4;
-	else
-		return 0;	/* continuation byte, overlong C0/C1, or F5..FF */
-	if (c == 0xe0)
-		lo = 0xa0;	/* overlong */
-	else if (c == 0xed)
-		hi = 0x9f;	/* UTF-16 surrogates */
-	else if (c == 0xf0)
-		lo = 0x90;	/* overlong */
-	else if (c == 0xf4)
-		hi = 0x8f;	/* above U+10FFFF */
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < n; i++)	/* a NUL fails here, so we never read past it */
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
 
 /* Replacement for an ASCII byte: ';' splits frames, controls break lines. */
 static char ascii_safe(unsigned char c)
@@ -104,7 +75,7 @@ size_t folded__sanitize(const char *name, char *out, size_t outsz)
 		n = w = 1;
 		if (*s < 0x80) {
 			tmp[0] = ascii_safe(*s);
-		} else if ((n = utf8_seq(s))) {
+		} else if ((n = utf8_len(s))) {
 			src = (const char *)s;
 			w = n;
 		} else {
@@ -362,6 +333,7 @@ struct rd {
 	uint32_t *ids;		/* frame ids of the current line */
 	size_t nids, cap;
 	const char *why;	/* what is wrong with the line, for -EINVAL */
+	uint64_t total;		/* of the counts so far, below 2^64 */
 };
 
 /* Double the line buffer; it starts small because most lines are. */
@@ -488,6 +460,11 @@ static int rd_parse(struct rd *r, char *s, size_t len)
 	err = rd_count(r, sp + 1, s + len, &count);
 	if (err)
 		return err;
+	/* A sum that wraps or saturates would lose stacks or shares unseen. */
+	r->why = "the counts add up to 2^64 or more";
+	if (count > UINT64_MAX - r->total)
+		return -EINVAL;
+	r->total += count;
 	*sp = '\0';
 	r->nids = 0;
 	for (p = s;; p = end + 1) {

@@ -39,7 +39,8 @@ size_t folded__sanitize(const char *name, char *out, size_t outsz);
 ** become FRAME_KERNEL (suffix stripped); "_[j]" FRAME_LUA_JIT (stripped);
 ** "[fallback]" and "-" FRAME_SPECIAL; everything else FRAME_NATIVE.
 ** Tolerates CRLF and a trailing line without '\n'; blank lines skipped.
-** A malformed line (no space + positive integer count, count above 2^63,
+** A malformed line (no space + positive integer count, count above 2^63 or
+** counts that add up to 2^64 or more,
 ** empty frame, NUL byte, line longer than FOLDED_LINE_MAX) -> returns -EINVAL
 ** and writes "line N: <what is wrong>" into err (may be NULL). Read errors
 ** give -errno, out of memory -ENOMEM. Lines before the bad one stay added.

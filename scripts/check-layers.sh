@@ -16,7 +16,7 @@ merge      wire base
 profile    base
 export     base profile
 collect    wire base proc lua symbolize merge profile
-tui        profile
+tui        base profile
 bpf        wire base proc unwind lua walk
 cli        *
 '

@@ -6,38 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/utf8.h"
 #include "tui/text.h"
 
 #define ELLIPSIS	0x2026	/* … */
-
-/* The code point of the UTF-8 sequence at s and its length; length 0 if invalid. */
-static uint32_t utf8_decode(const unsigned char *s, size_t *len)
-{
-	uint32_t c = s[0], min;
-	size_t n, i;
-
-	if (c < 0x80) {
-		*len = 1;
-		return c;
-	}
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2, c &= 0x1f, min = 0x80;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3, c &= 0x0f, min = 0x800;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4, c &= 0x07, min = 0x10000;
-	else
-		return *len = 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)	/* also stops at the NUL */
-			return *len = 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-		return *len = 0;
-	*len = n;
-	return c;
-}
 
 /* Decode s into one-cell characters. */
 size_t text__wide(const char *s, wchar_t *out, size_t max, int utf8)
@@ -48,12 +20,13 @@ size_t text__wide(const char *s, wchar_t *out, size_t max, int utf8)
 	if (!s)
 		return 0;
 	while (*p && n < max) {
-		uint32_t c = utf8_decode(p, &len);
+		uint32_t c;
 
+		len = utf8_len(p);
+		c = len ? utf8_code(p, len) : '?';
 		if (!len) {
 			len = 1;
-			c = '?';
-		} else if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0)) {
+		} else if (utf8_is_control(c)) {
 			c = '?';
 		} else if (c >= 0x80 && (!utf8 || wcwidth((wchar_t)c) != 1)) {
 			c = '?';

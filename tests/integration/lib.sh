@@ -25,6 +25,17 @@ fail() {
 	exit 1
 }
 
+# expect_error RC REGEX ARGS...: luatop ARGS exits RC with exactly one stderr line matching REGEX.
+expect_error() {
+	want=$1 re=$2
+	shift 2
+	"$@" >"$TMP/out" 2>"$TMP/err" </dev/null
+	rc=$?
+	[ "$rc" = "$want" ] || fail "$*: exit $rc, want $want: $(cat "$TMP/err")"
+	[ "$(wc -l <"$TMP/err")" = 1 ] || fail "$*: want one line on stderr, got: $(cat "$TMP/err")"
+	grep -Eq "$re" "$TMP/err" || fail "$*: stderr '$(cat "$TMP/err")' does not match /$re/"
+}
+
 # Total sample count of a folded file.
 folded_total() {
 	awk '{ n += $NF } END { print n + 0 }' "$1"

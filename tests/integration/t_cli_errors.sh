@@ -1,16 +1,5 @@
 # Bad input: one clear line on stderr and a non-zero exit, never a crash.
 
-# expect_error RC REGEX ARGS...: luatop ARGS exits RC with exactly one stderr line matching REGEX.
-expect_error() {
-	want=$1 re=$2
-	shift 2
-	"$@" >"$TMP/out" 2>"$TMP/err" </dev/null
-	rc=$?
-	[ "$rc" = "$want" ] || fail "$*: exit $rc, want $want: $(cat "$TMP/err")"
-	[ "$(wc -l <"$TMP/err")" = 1 ] || fail "$*: want one line on stderr, got: $(cat "$TMP/err")"
-	grep -Eq "$re" "$TMP/err" || fail "$*: stderr '$(cat "$TMP/err")' does not match /$re/"
-}
-
 expect_error 1 '^luatop: no process with PID 999999$' "$LUATOP" -p 999999 --duration 1 -o "$TMP/x"
 expect_error 2 'invalid PID' "$LUATOP" -p abc -o "$TMP/x"
 expect_error 2 'invalid frequency' "$LUATOP" -p 1 -F 0 -o "$TMP/x"

@@ -544,6 +544,8 @@ Test(profile, read_errors)
 		{ "a\t5\n", "line 1: no space before the count" },
 		{ "a 1\r\nb 2\r\nc 9223372036854775809\r\n", "line 3: count is above 2^63" },
 		{ "a 99999999999999999999999\n", "line 1: count is above 2^63" },
+		{ "a 9223372036854775808\nb 9223372036854775807\nc 1\n",
+		  "line 3: the counts add up to 2^64 or more" },
 		{ "a;;b 3\n", "line 1: empty frame" },
 		{ "a 1\na; 3\n", "line 2: empty frame" },
 		{ ";a 3\n", "line 1: empty frame" },
