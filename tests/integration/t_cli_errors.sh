@@ -17,6 +17,13 @@ if command -v setpriv >/dev/null; then
 	rm -rf "$d"
 fi
 
+# Root denied (Yama ptrace_scope 3, a security module, PID 1 of another user
+# namespace) is not told it needs root.
+if "$LUATOP" -p 1 --duration 0.1 -o /dev/null 2>"$TMP/err"; then :; else
+	grep -q 'permission denied' "$TMP/err" && grep -q 'needs root' "$TMP/err" &&
+		fail "root is told it needs root: $(cat "$TMP/err")"
+fi
+
 "$LUATOP" --help | grep -q -- '--duration' || fail "--help does not list --duration"
 "$LUATOP" --version | grep -Eq '^luatop [0-9]' || fail "--version"
 exit 0

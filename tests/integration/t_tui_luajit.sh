@@ -13,6 +13,7 @@ tui_wait '[0-9]{3} samples' 30
 tui_wait '(^| )(main|_start|lua_pcall|luajit[^ ]*)( |$)'
 tui_wait 'handle' 30
 tui_wait_line 1 '│ LuaJIT 2\.1[^│]* GC64 │' 20	# learnt once the program loaded it
+! tui_line 1 | grep -q 'LuaJIT LuaJIT' || fail "the header repeats LuaJIT: $(tui_line 1)"
 tui_wait ' MERGED '
 tui_keys m
 tui_wait ' RAW '
