@@ -26,6 +26,7 @@
 #include "cli/view.h"
 #include "export/folded.h"
 #include "export/output.h"
+#include "export/pprof.h"
 #include "profile/stacks.h"
 #include "proc/model.h"
 
@@ -66,6 +67,14 @@ static uint64_t mono_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -228,21 +237,22 @@ static void raise_priority(void)
 		lt_log(LT_LOG_DEBUG, "cannot raise the reader's priority: %s", strerror(errno));
 }
 
+static int write_stacks(const struct options *o, struct output_file *out,
+			const struct frametab *ft, const struct stacktab *st,
+			const struct pprof_meta *meta);
+
 /* Write the profile to the -o file opened before sampling; 0 or -errno, said. */
 static int write_profile(struct session *s, struct output_file *out)
 {
-	char err[512];
-	int rc = folded__write(out->f, collector__frames(s->collector),
-			       collector__stacks(s->collector,
-						 s->opt->raw ? COLLECT_RAW : COLLECT_MERGED));
+	struct pprof_meta meta = {
+		.freq = s->opt->freq,
+		.time_ns = s->start_wall_ns,
+		.duration_ns = mono_ns() - s->start_ns,
+	};
 
-	if (rc) {
-		output__discard(out);
-		lt_log(LT_LOG_ERROR, "cannot write %s: %s", out->path, strerror(-rc));
-	} else if ((rc = output__commit(out, err, sizeof(err)))) {
-		lt_log(LT_LOG_ERROR, "%s", err);
-	}
-	return rc;
+	return write_stacks(s->opt, out, collector__frames(s->collector),
+			    collector__stacks(s->collector, s->opt->raw ? COLLECT_RAW : COLLECT_MERGED),
+			    &meta);
 }
 
 /* How many user stacks were unwound to their outermost frame, and why not. */
@@ -431,6 +441,7 @@ static int run(struct session *s)
 	if (rc)
 		return die(1, err);
 	s->start_ns = mono_ns();
+	s->start_wall_ns = wall_ns();
 	if (o->duration)
 		s->end_ns = s->start_ns + (uint64_t)(o->duration * 1e9);
 	lt_log(LT_LOG_DEBUG, "ring buffer: %zu KiB", sampler__ring_bytes(s->sampler) >> 10);
@@ -462,6 +473,46 @@ static int run(struct session *s)
 	return rc;
 }
 
+/* Write one profile's frames and stacks in -o's format; 0 or -errno, said. */
+static int write_stacks(const struct options *o, struct output_file *out,
+			const struct frametab *ft, const struct stacktab *st,
+			const struct pprof_meta *meta)
+{
+	char err[512];
+	int rc = o->format == FORMAT_PPROF ? pprof__write(out->f, ft, st, meta) :
+		 folded__write(out->f, ft, st);
+
+	if (rc) {
+		output__discard(out);
+		lt_log(LT_LOG_ERROR, "cannot write %s: %s", out->path, strerror(-rc));
+	} else if ((rc = output__commit(out, err, sizeof(err)))) {
+		lt_log(LT_LOG_ERROR, "%s", err);
+	}
+	return rc;
+}
+
+/* luatop -i FILE -o FILE2: from one format to the other. */
+static int convert(const struct options *o)
+{
+	struct frametab *ft = frametab__new();
+	struct stacktab *st = stacktab__new();
+	struct pprof_meta meta = { .freq = o->freq };
+	struct output_file out = { .f = NULL };
+	char err[512];
+	int rc = 1;
+
+	if (!ft || !st)
+		lt_log(LT_LOG_ERROR, "out of memory");
+	else if (output__open(o->output, &out, err, sizeof(err)))
+		lt_log(LT_LOG_ERROR, "%s", err);
+	else if (!view__load(o->input, ft, st) && !write_stacks(o, &out, ft, st, &meta))
+		rc = 0;
+	output__discard(&out);
+	stacktab__delete(st);
+	frametab__delete(ft);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct options opt;
@@ -482,6 +533,8 @@ int main(int argc, char **argv)
 	}
 	lt_log_set_verbose(opt.verbose);
 	signals__install(&stop_requested);
+	if (opt.input && opt.output)
+		return convert(&opt);
 	if (opt.input)
 		return view__file(&opt, &stop_requested);
 	rc = run(&s);

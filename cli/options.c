@@ -12,12 +12,14 @@
 
 #include "cli/options.h"
 
-enum { OPT_DURATION = 256, OPT_RAW, OPT_CAPTURE, OPT_RECORD, OPT_LINES, OPT_MARK_FALLBACK };
+enum { OPT_DURATION = 256, OPT_RAW, OPT_CAPTURE, OPT_RECORD, OPT_LINES, OPT_MARK_FALLBACK,
+       OPT_FORMAT };
 
 static const struct option long_opts[] = {
 	{ "pid",	required_argument, NULL, 'p' },
 	{ "freq",	required_argument, NULL, 'F' },
 	{ "output",	required_argument, NULL, 'o' },
+	{ "format",	required_argument, NULL, OPT_FORMAT },
 	{ "duration",	required_argument, NULL, OPT_DURATION },
 	{ "delay",	required_argument, NULL, 'd' },
 	{ "raw",	no_argument,	   NULL, OPT_RAW },
@@ -52,9 +54,11 @@ static const char usage[] =
 "      --lines              Lua frames at line granularity (default: per function)\n"
 "\n"
 "Output:\n"
-"  -o, --output FILE        batch mode: no TUI; write the profile as folded stacks to\n"
-"                           FILE ('-' for stdout) when sampling ends (checked first;\n"
+"  -o, --output FILE        batch mode: no TUI; write the profile to FILE when sampling\n"
+"                           ends: *.pb.gz or *.pprof pprof, *.folded (.collapsed, .txt,\n"
+"                           no extension, '-' for stdout) folded stacks (checked first;\n"
 "                           never through a symlink, replaced whole; see man luatop)\n"
+"      --format FORMAT      folded or pprof, whatever -o's name says\n"
 "      --duration SECONDS   stop after SECONDS; without it, sampling runs until the\n"
 "                           targets exit or luatop gets SIGINT/SIGTERM\n"
 "      --mark-fallback      root the stacks that could not be merged at [fallback]\n"
@@ -64,8 +68,9 @@ static const char usage[] =
 "  -w, --window WINDOW      window shown first: cumulative (default), last:N or Ns\n"
 "                           (the last N seconds, default 10), decay[:N] (decaying,\n"
 "                           half-life N seconds, default 10); w cycles them live\n"
-"  -i, --input FILE         show a folded file (from -o or the s key): no target,\n"
-"                           no BPF, no root needed\n"
+"  -i, --input FILE         show a saved profile, folded (from -o or the s key) or\n"
+"                           pprof: no target, no BPF, no root needed; with -o FILE2,\n"
+"                           convert it to FILE2's format instead\n"
 "\n"
 "      --capture DIR        debugging: also write walk fixtures (registers, the walk's\n"
 "                           memory reads and the in-kernel result) of some samples to DIR\n"
@@ -196,6 +201,15 @@ static int parse_one(struct options *o, int c, const char *arg, char *err, size_
 	case 'o':
 		o->output = arg;
 		return 0;
+	case OPT_FORMAT:
+		if (!strcmp(arg, "folded"))
+			o->format = FORMAT_FOLDED;
+		else if (!strcmp(arg, "pprof"))
+			o->format = FORMAT_PPROF;
+		else
+			return fail(err, errlen, "invalid format '%s' (folded or pprof)", arg);
+		o->format_set = 1;
+		return 0;
 	case OPT_DURATION:
 		if (parse_seconds(arg, &o->duration))
 			return fail(err, errlen, "invalid duration '%s' (seconds > 0)", arg);
@@ -244,9 +258,11 @@ static int check(const struct options *o, char *err, size_t errlen)
 {
 	if (o->help || o->version)
 		return 0;
-	if (o->input && (o->npids || o->cmd || o->output || o->duration || o->capture || o->record))
-		return fail(err, errlen, "-i FILE shows a file: it takes no -p, -- COMMAND, "
-			    "-o, --duration, --capture or --record");
+	if (o->input && (o->npids || o->cmd || o->duration || o->capture || o->record ||
+			 o->raw || o->lines || o->mark_fallback))
+		return fail(err, errlen, "-i FILE shows (or with -o converts) a file: it takes "
+			    "no -p, -- COMMAND, --duration, --capture, --record, --raw, --lines "
+			    "or --mark-fallback");
 	if (o->input)
 		return 0;
 	if (!o->npids && !o->cmd)
@@ -255,6 +271,49 @@ static int check(const struct options *o, char *err, size_t errlen)
 		return fail(err, errlen, "give either -p PID or -- COMMAND, not both");
 	if (o->duration && !o->output)
 		return fail(err, errlen, "--duration needs -o FILE (batch mode)");
+	if (o->format_set && !o->output)
+		return fail(err, errlen, "--format needs -o FILE");
+	return 0;
+}
+
+/* Known extensions, longest first where one ends another. */
+static const struct { const char *ext; enum out_format fmt; } formats[] = {
+	{ ".pb.gz", FORMAT_PPROF },
+	{ ".pprof", FORMAT_PPROF },
+	{ ".folded", FORMAT_FOLDED },
+	{ ".collapsed", FORMAT_FOLDED },
+	{ ".txt", FORMAT_FOLDED },
+};
+
+int options__format_of(const char *path)
+{
+	const char *base = strrchr(path, '/'), *dot;
+	size_t len = strlen(path);
+
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		size_t n = strlen(formats[i].ext);
+
+		if (len > n && !strcmp(path + len - n, formats[i].ext) && path + len - n > base)
+			return (int)formats[i].fmt;
+	}
+	dot = strchr(base, '.');
+	return dot && dot > base ? -1 : FORMAT_FOLDED;	/* ".hidden" has no extension */
+}
+
+/* The output format: --format, else the name's; unknown extensions are an error. */
+static int pick_format(struct options *o, char *err, size_t errlen)
+{
+	int f;
+
+	if (!o->output || o->format_set || !strcmp(o->output, "-"))
+		return 0;
+	f = options__format_of(o->output);
+	if (f < 0)
+		return fail(err, errlen, "cannot tell the format of '%s' from its name: name it "
+			    "*.folded (.collapsed, .txt) or *.pb.gz (.pprof), or give --format "
+			    "folded|pprof", o->output);
+	o->format = (enum out_format)f;
 	return 0;
 }
 
@@ -289,5 +348,6 @@ int options__parse(int argc, char **argv, struct options *o, char *err, size_t e
 				    argv[optind]);
 		o->cmd = &argv[optind];
 	}
-	return check(o, err, errlen);
+	rc = check(o, err, errlen);
+	return rc ? rc : pick_format(o, err, errlen);
 }

@@ -12,12 +12,19 @@
 #define OPT_DEFAULT_HZ	99
 #define OPT_MAX_HZ	10000
 
+enum out_format {
+	FORMAT_FOLDED,		/* folded stacks (text) */
+	FORMAT_PPROF,		/* gzip'd profile.proto */
+};
+
 struct options {
 	int pids[OPT_MAX_PIDS];	/* -p */
 	unsigned npids;
 	char **cmd;		/* -- CMD ARGS..., NULL-terminated; NULL if none */
 	unsigned freq;		/* -F, samples per second */
 	const char *output;	/* -o FILE, "-" for stdout; NULL: the TUI */
+	enum out_format format;	/* --format, or from -o's name */
+	int format_set;		/* --format was given */
 	double duration;	/* --duration SECONDS; 0: until the targets exit or SIGINT */
 	double delay;		/* -d SECONDS between TUI refreshes */
 	int raw;		/* --raw: do not merge Lua and native stacks */
@@ -36,6 +43,9 @@ struct options {
 
 /* Parse argv. Returns 0, or -EINVAL with one line in err (a usage error). */
 int options__parse(int argc, char **argv, struct options *o, char *err, size_t errlen);
+/* The format a file name asks for ("x.pb.gz": pprof, "x.folded" or no
+** extension: folded), or -1 for an extension luatop does not write. */
+int options__format_of(const char *path);
 /* The --help text. */
 const char *options__usage(void);
 

@@ -40,6 +40,7 @@ struct session {
 	uint64_t recorded;		/* samples written to it */
 	int record_failed;
 	uint64_t start_ns;		/* CLOCK_MONOTONIC when sampling started */
+	uint64_t start_wall_ns;		/* ... and CLOCK_REALTIME then */
 	uint64_t end_ns;		/* --duration: CLOCK_MONOTONIC end of sampling; 0: none */
 	uint64_t late;			/* samples taken after it, not counted */
 	int draining;			/* the last drain: skip late samples, do not stop */

@@ -18,6 +18,7 @@
 #include "cli/view.h"
 #include "profile/calltree.h"
 #include "export/folded.h"
+#include "export/pprof.h"
 #include "export/output.h"
 #include "merge/merge.h"
 #include "profile/frames.h"
@@ -143,34 +144,51 @@ static int fill_stack(const uint32_t *frames, uint32_t n, uint64_t count, void *
 	return calltree__add(fl->t, frames, n, count, 0, flags);
 }
 
+int view__load(const char *path, struct frametab *ft, struct stacktab *st)
+{
+	char err[256] = "";
+	unsigned char magic[2];
+	struct stat sb;
+	size_t n;
+	FILE *in = fopen(path, "re");
+	int rc, pprof;
+
+	if (!in || fstat(fileno(in), &sb)) {
+		lt_log(LT_LOG_ERROR, "%s: %s", path, strerror(errno));
+		if (in)
+			fclose(in);
+		return -1;
+	}
+	if (S_ISDIR(sb.st_mode)) {
+		lt_log(LT_LOG_ERROR, "%s: is a directory, not a profile", path);
+		fclose(in);
+		return -1;
+	}
+	n = fread(magic, 1, sizeof(magic), in);
+	pprof = pprof__sniff(magic, n) || options__format_of(path) == FORMAT_PPROF;
+	rewind(in);
+	rc = pprof ? pprof__read(in, ft, st, err, sizeof(err)) :
+		     folded__read(in, ft, st, err, sizeof(err));
+	if (rc)
+		lt_log(LT_LOG_ERROR, "%s: %s", path, err[0] ? err : strerror(-rc));
+	fclose(in);
+	return rc ? -1 : 0;
+}
+
 /* luatop -i: read a folded file, then show it. */
 int view__file(const struct options *o, volatile sig_atomic_t *stop)
 {
 	struct frametab *ft = frametab__new();
 	struct stacktab *st = stacktab__new();
 	struct calltree *t = calltree__new(o->span, o->half_life);
-	char err[256] = "";
-	struct stat sb;
-	FILE *in = NULL;
 	int rc = 1;
 
 	if (!ft || !st || !t) {
 		lt_log(LT_LOG_ERROR, "out of memory");
 		goto out;
 	}
-	in = fopen(o->input, "re");
-	if (!in || fstat(fileno(in), &sb)) {
-		lt_log(LT_LOG_ERROR, "%s: %s", o->input, strerror(errno));
+	if (view__load(o->input, ft, st))
 		goto out;
-	}
-	if (S_ISDIR(sb.st_mode)) {
-		lt_log(LT_LOG_ERROR, "%s: is a directory, not a folded file", o->input);
-		goto out;
-	}
-	if (folded__read(in, ft, st, err, sizeof(err))) {
-		lt_log(LT_LOG_ERROR, "%s: %s", o->input, err);
-		goto out;
-	}
 	if (stacktab__foreach(st, fill_stack, &(struct fill){ t, ft })) {
 		lt_log(LT_LOG_ERROR, "out of memory");
 		goto out;
@@ -185,8 +203,6 @@ int view__file(const struct options *o, volatile sig_atomic_t *stop)
 		.frames = ft, .tree = { t, t }, .fd = -1, .stop = stop, .say = say, .save = save,
 	});
 out:
-	if (in)
-		fclose(in);
 	calltree__delete(t);
 	stacktab__delete(st);
 	frametab__delete(ft);

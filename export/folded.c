@@ -95,6 +95,25 @@ size_t folded__sanitize(const char *name, char *out, size_t outsz)
 
 /* -- Writing ------------------------------------------------------------ */
 
+size_t folded__frame_name(const struct frame *fr, char *out, size_t outsz)
+{
+	size_t n;
+
+	if (outsz < SUFFIX_LEN + 1)
+		return 0;
+	n = folded__sanitize(fr ? fr->name : NULL, out, outsz - SUFFIX_LEN);
+	if (fr && fr->kind == FRAME_KERNEL) {
+		memcpy(out + n, KSUFFIX, SUFFIX_LEN + 1);
+		n += SUFFIX_LEN;
+	}
+	/* Anything ending "_[k]" reads back as a kernel frame named by the rest,
+	** and that name will be unnumbered: do it now, so the output reads and
+	** writes back to the same bytes. */
+	if (n > SUFFIX_LEN && !memcmp(out + n - SUFFIX_LEN, KSUFFIX, SUFFIX_LEN))
+		unnumber(out, n - SUFFIX_LEN);
+	return n;
+}
+
 struct buf {
 	char *p;
 	size_t n, cap;
@@ -146,22 +165,11 @@ static int buf_put(struct buf *b, const void *s, size_t n)
 static int wr_name(struct wr *w, uint32_t id, size_t *off, size_t *len)
 {
 	char tmp[FOLDED_NAME_MAX + 1 + SUFFIX_LEN];
-	const struct frame *fr;
 	uint32_t k = id < w->nframes ? id : w->nframes;
 	size_t n;
 
 	if (!w->name_off[k]) {
-		fr = frametab__get(w->ft, id);
-		n = folded__sanitize(fr ? fr->name : NULL, tmp, FOLDED_NAME_MAX + 1);
-		if (fr && fr->kind == FRAME_KERNEL) {
-			memcpy(tmp + n, KSUFFIX, SUFFIX_LEN);
-			n += SUFFIX_LEN;
-		}
-		/* Anything ending "_[k]" reads back as a kernel frame named by the
-		** rest, and that name will be unnumbered: do it now, so the output
-		** reads and writes back to the same bytes. */
-		if (n > SUFFIX_LEN && !memcmp(tmp + n - SUFFIX_LEN, KSUFFIX, SUFFIX_LEN))
-			unnumber(tmp, n - SUFFIX_LEN);
+		n = folded__frame_name(frametab__get(w->ft, id), tmp, sizeof(tmp));
 		if (buf_put(&w->names, tmp, n))
 			return -ENOMEM;
 		w->name_off[k] = w->names.n - n + 1;
@@ -411,11 +419,9 @@ static int rd_count(struct rd *r, const char *p, const char *end, uint64_t *coun
 	return v ? 0 : -EINVAL;
 }
 
-/* Intern one frame of a folded line, decoding the kind from its suffix. */
-static int rd_frame(struct rd *r, char *name, size_t len)
+uint32_t folded__intern(struct frametab *ft, char *name, size_t len)
 {
 	enum frame_kind kind = FRAME_NATIVE;
-	uint32_t id, *ids;
 
 	if (len > SUFFIX_LEN && !memcmp(name + len - SUFFIX_LEN, KSUFFIX, SUFFIX_LEN))
 		kind = FRAME_KERNEL;
@@ -425,6 +431,13 @@ static int rd_frame(struct rd *r, char *name, size_t len)
 		kind = FRAME_SPECIAL;
 	if (kind == FRAME_KERNEL || kind == FRAME_LUA_JIT)
 		name[len - SUFFIX_LEN] = '\0';
+	return frametab__intern(ft, kind, name, NULL);
+}
+
+/* Intern one frame of a folded line, decoding the kind from its suffix. */
+static int rd_frame(struct rd *r, char *name, size_t len)
+{
+	uint32_t id, *ids;
 	if (r->nids == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 256;
 
@@ -434,7 +447,7 @@ static int rd_frame(struct rd *r, char *name, size_t len)
 		r->ids = ids;
 		r->cap = cap;
 	}
-	id = frametab__intern(r->ft, kind, name, NULL);
+	id = folded__intern(r->ft, name, len);
 	if (id == UINT32_MAX)
 		return -ENOMEM;
 	r->ids[r->nids++] = id;

@@ -25,6 +25,12 @@
 ** folded__read takes. Returns 0 or -errno (write errors, ENOMEM).
 */
 int folded__write(FILE *f, const struct frametab *ft, const struct stacktab *st);
+/* A frame as folded__write prints it (sanitized, "_[k]" for the kernel) into
+** out (outsz >= 5; FOLDED_NAME_MAX + 5 holds every name); its length. */
+size_t folded__frame_name(const struct frame *fr, char *out, size_t outsz);
+/* Intern a printed frame name[0..len) (NUL-terminated, modified) with the kind
+** its suffix says, as folded__read does: the id, or UINT32_MAX on ENOMEM. */
+uint32_t folded__intern(struct frametab *ft, char *name, size_t len);
 /*
 ** Sanitize one frame name into out (always NUL-terminated when outsz > 0,
 ** truncated to outsz-1 bytes on a UTF-8 boundary): ';' -> ':'; CR, LF and

@@ -1,0 +1,54 @@
+/*
+** pprof export: a gzip'd profile.proto (github.com/google/pprof, proto/profile.proto),
+** encoded by hand, for go tool pprof, Grafana Pyroscope and Parca.
+**
+** One location and one function per frame of the profile (the model keeps
+** names, not addresses): a function's name is the frame's name, its file the
+** frame's module (a Lua frame's chunk); a Lua name "f (chunk:N)" gives the
+** function "f" in file "chunk" with start line N and a location at line N.
+** Native frames of one module share a mapping named after it; kernel frames
+** the mapping "[kernel.kallsyms]".
+*/
+#ifndef LUATOP_EXPORT_PPROF_H
+#define LUATOP_EXPORT_PPROF_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "profile/frames.h"
+#include "profile/stacks.h"
+
+struct pprof_meta {
+	unsigned freq;		/* sampling rate in Hz: period 1e9/freq ns */
+	uint64_t time_ns;	/* wall-clock start of the profile, ns since the epoch */
+	uint64_t duration_ns;	/* how long it was sampled */
+};
+
+/*
+** Write the stacks as a gzip'd Profile with sample types samples/count and
+** cpu/nanoseconds (period type cpu/nanoseconds). Empty stacks are skipped, as
+** in the folded export; values are int64, so counts (and nanoseconds) above
+** 2^63-1 are written as 2^63-1. Returns 0 or -errno (ENOMEM, write errors).
+*/
+int pprof__write(FILE *f, const struct frametab *ft, const struct stacktab *st,
+		 const struct pprof_meta *meta);
+
+/*
+** Read a pprof profile (gzip'd or not) into ft/st, as folded__read does for
+** folded files: a stack per sample, root first, each line of a location a
+** frame (inlined ones included) named by its function's system_name (its
+** name when that is empty) read as a folded name ("_[k]": kernel), the
+** count being the value of the "samples" sample type (else the first).
+** Nothing in the file is trusted: lengths, indices and ids are checked, and
+** a profile that inflates past PPROF_RAW_MAX is refused. Returns 0, -EINVAL
+** with the reason in err, -ENOMEM or -errno of a read.
+*/
+#define PPROF_RAW_MAX	(256u << 20)	/* bytes of an encoded (inflated) profile */
+int pprof__read(FILE *f, struct frametab *ft, struct stacktab *st, char *err, size_t errlen);
+/* The same from len bytes at buf. */
+int pprof__read_mem(const void *buf, size_t len, struct frametab *ft, struct stacktab *st,
+		    char *err, size_t errlen);
+/* Do these first bytes look like a pprof file (gzip'd: what pprof writes)? */
+int pprof__sniff(const void *buf, size_t len);
+
+#endif
