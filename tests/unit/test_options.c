@@ -137,6 +137,20 @@ Test(options, input_file_and_windows)
 	cr_assert_eq(o.window, CT_CUMULATIVE);
 }
 
+Test(options, format_from_name)
+{
+	cr_assert_eq(options__format_of("a.pb.gz"), FORMAT_PPROF);
+	cr_assert_eq(options__format_of("dir.d/a.pprof"), FORMAT_PPROF);
+	cr_assert_eq(options__format_of("a.folded"), FORMAT_FOLDED);
+	cr_assert_eq(options__format_of("a.collapsed"), FORMAT_FOLDED);
+	cr_assert_eq(options__format_of("/tmp/x.y/out"), FORMAT_FOLDED);	/* no extension */
+	cr_assert_eq(options__format_of(".hidden"), FORMAT_FOLDED);
+	cr_assert_eq(options__format_of("/dev/null"), FORMAT_FOLDED);
+	cr_assert_eq(options__format_of("a.svg"), -1);
+	cr_assert_eq(options__format_of("a.gz"), -1);
+	cr_assert_eq(options__format_of(".pb.gz"), FORMAT_FOLDED);	/* a hidden file */
+}
+
 Test(options, input_and_window_errors)
 {
 	struct options o;
@@ -144,7 +158,11 @@ Test(options, input_and_window_errors)
 
 	cr_assert_eq(PARSE(&o, err, "-i", "x", "-p", "1"), -EINVAL);
 	cr_assert(strstr(err, "-i FILE"), "%s", err);
-	cr_assert_eq(PARSE(&o, err, "-i", "x", "-o", "y"), -EINVAL);
+	cr_assert_eq(PARSE(&o, err, "-i", "x", "-o", "y.pb.gz"), 0);	/* a conversion */
+	cr_assert_eq(o.format, FORMAT_PPROF);
+	cr_assert_eq(PARSE(&o, err, "-i", "x", "-o", "y.svg"), -EINVAL);
+	cr_assert(strstr(err, "--format folded|pprof"), "%s", err);
+	cr_assert_eq(PARSE(&o, err, "-i", "x", "--raw", "-o", "y"), -EINVAL);
 	cr_assert_eq(PARSE(&o, err, "-i", "x", "--", "luajit"), -EINVAL);
 	cr_assert_eq(PARSE(&o, err, "-i"), -EINVAL);
 	cr_assert(strstr(err, "needs a value"), "%s", err);
