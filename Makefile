@@ -42,7 +42,7 @@ CORE_SRCS  := $(foreach r,$(CORE_ROOMS),$(wildcard $(r)/*.c))
 APP_SRCS   := $(filter-out %.bpf.c,$(wildcard bpf/*.c)) $(wildcard cli/*.c tui/*.c)
 TEST_SRCS  := $(wildcard tests/unit/*.c)
 # Edge code that is still pure enough to unit-test.
-TESTED_APP := cli/options.c tui/keys.c tui/layout.c tui/text.c
+TESTED_APP := cli/options.c cli/interval.c tui/keys.c tui/layout.c tui/text.c
 BPF_SRCS   := $(wildcard bpf/*.bpf.c)
 
 CORE_OBJS  := $(CORE_SRCS:%.c=$(OUT)/%.o)

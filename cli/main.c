@@ -24,6 +24,7 @@
 #include "cli/session.h"
 #include "cli/signals.h"
 #include "cli/view.h"
+#include "cli/writer.h"
 #include "export/folded.h"
 #include "export/output.h"
 #include "export/pprof.h"
@@ -60,24 +61,6 @@ static int check_kernel(void)
 
 #define RESYNC_MS	100	/* at most one maps re-read per process per this */
 
-/* Monotonic time from the vDSO (tens of ns; a thread CPU clock is a system call
-** that costs as much as a sample): the median of many samples drops preemptions. */
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t wall_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void count_ingest(struct session *s, uint64_t ns)
 {
 	uint64_t b = ns / SESSION_INGEST_NS;
@@ -112,6 +95,9 @@ static int on_sample(const struct lt_sample *smp, void *ctx)
 		s->late++;
 		return s->draining ? 0 : -1;
 	}
+	/* --every: a sample of the next interval closes this one. */
+	if (writer__before(s, smp->time_ns))
+		return -1;
 	/* New code mapped (dlopen, exec): load its tables for the next samples. */
 	if (smp->user_stop == LT_STOP_NO_MAPPING || smp->user_stop == LT_STOP_NO_PROC ||
 	    (smp->flags & LT_SAMPLE_NEW_CODE))
@@ -124,9 +110,9 @@ static int on_sample(const struct lt_sample *smp, void *ctx)
 		}
 		s->recorded += !rc;
 	}
-	t0 = mono_ns();
+	t0 = session__now();
 	rc = collector__add(s->collector, smp);
-	count_ingest(s, mono_ns() - t0);
+	count_ingest(s, session__now() - t0);
 	if (rc) {
 		s->alloc_failed = 1;
 		return 1;
@@ -207,7 +193,7 @@ static void run_batch(struct session *s)
 		int timeout = 100;
 
 		if (s->end_ns) {
-			uint64_t now = mono_ns();
+			uint64_t now = session__now();
 
 			if (now >= s->end_ns)
 				break;
@@ -215,7 +201,9 @@ static void run_batch(struct session *s)
 				timeout = (int)((s->end_ns - now) / 1000000u) + 1;
 		}
 		session__pump(s, timeout);
-		if (!session__alive(s))
+		if (s->out_failed || !session__alive(s))
+			break;
+		if (writer__tick(s))
 			break;
 	}
 }
@@ -235,24 +223,6 @@ static void raise_priority(void)
 		return;
 	if (setpriority(PRIO_PROCESS, 0, READER_NICE))
 		lt_log(LT_LOG_DEBUG, "cannot raise the reader's priority: %s", strerror(errno));
-}
-
-static int write_stacks(const struct options *o, struct output_file *out,
-			const struct frametab *ft, const struct stacktab *st,
-			const struct pprof_meta *meta);
-
-/* Write the profile to the -o file opened before sampling; 0 or -errno, said. */
-static int write_profile(struct session *s, struct output_file *out)
-{
-	struct pprof_meta meta = {
-		.freq = s->opt->freq,
-		.time_ns = s->start_wall_ns,
-		.duration_ns = mono_ns() - s->start_ns,
-	};
-
-	return write_stacks(s->opt, out, collector__frames(s->collector),
-			    collector__stacks(s->collector, s->opt->raw ? COLLECT_RAW : COLLECT_MERGED),
-			    &meta);
 }
 
 /* How many user stacks were unwound to their outermost frame, and why not. */
@@ -352,14 +322,17 @@ static void report(struct session *s)
 		target__fate(&s->targets[0], fate, sizeof(fate));
 		lt_log(LT_LOG_INFO, "the command (PID %d) %s", (int)s->targets[0].pid, fate);
 	}
-	if (s->written && !s->out.is_stdout)
+	if (s->written && s->opt->every)
+		snprintf(where, sizeof(where), ", %llu written to %u file%s",
+			 (unsigned long long)s->written_samples, s->files, s->files == 1 ? "" : "s");
+	else if (s->written && !s->out.is_stdout)
 		snprintf(where, sizeof(where), ", written to %s", s->opt->output);
 	lt_log(LT_LOG_INFO, "%llu samples of %s, %llu lost%s", (unsigned long long)st->samples,
 	       who, (unsigned long long)lost, where);
 	if (!st->samples) {
 		lt_log(LT_LOG_INFO, "no samples in %.1f s: the target was on a CPU at none of the "
 		       "%u Hz sampling ticks (it slept, or ran too briefly)",
-		       (double)(mono_ns() - s->start_ns) / 1e9, s->opt->freq);
+		       (double)(session__now() - s->start_ns) / 1e9, s->opt->freq);
 		return;
 	}
 	report_unwind(st);
@@ -424,8 +397,10 @@ static int run(struct session *s)
 	collector__set_exact_addresses(s->collector, o->raw);
 	if (set_trace_rule(s->collector))
 		return EXIT_USAGE;
-	if (o->output && output__open(o->output, &s->out, err, sizeof(err)))
-		return die(1, err);
+	s->start_ns = session__now();	/* the output's name may need the time */
+	s->start_wall_ns = session__wall();
+	if (writer__open(s))
+		return 1;
 	if (o->record && !(s->record = record__open(o->record))) {
 		lt_log(LT_LOG_ERROR, "cannot create %s: %s", o->record, strerror(errno));
 		return 1;
@@ -440,8 +415,11 @@ static int run(struct session *s)
 		rc = target__release(&s->targets[0], err, sizeof(err));
 	if (rc)
 		return die(1, err);
-	s->start_ns = mono_ns();
-	s->start_wall_ns = wall_ns();
+	/* Sampling starts now: the run's (and the first interval's) clock. */
+	s->start_ns = session__now();
+	s->start_wall_ns = session__wall();
+	s->cut_start_ns = s->start_ns;
+	s->cut_ns = s->start_ns + (uint64_t)(o->every * 1e9);
 	if (o->duration)
 		s->end_ns = s->start_ns + (uint64_t)(o->duration * 1e9);
 	lt_log(LT_LOG_DEBUG, "ring buffer: %zu KiB", sampler__ring_bytes(s->sampler) >> 10);
@@ -464,52 +442,13 @@ static int run(struct session *s)
 	if (o->cmd)
 		target__stop(&s->targets[0]);
 	if (o->output) {
-		s->written = !write_profile(s, &s->out);
-		rc = s->written ? rc : 1;
+		uint64_t now = session__now();
+
+		rc = writer__finish(s, s->end_ns && s->end_ns < now ? s->end_ns : now) ? 1 : rc;
 	}
 	report(s);
 	if (!rc && o->cmd && s->targets[0].exited)
 		rc = target__fate(&s->targets[0], err, sizeof(err));
-	return rc;
-}
-
-/* Write one profile's frames and stacks in -o's format; 0 or -errno, said. */
-static int write_stacks(const struct options *o, struct output_file *out,
-			const struct frametab *ft, const struct stacktab *st,
-			const struct pprof_meta *meta)
-{
-	char err[512];
-	int rc = o->format == FORMAT_PPROF ? pprof__write(out->f, ft, st, meta) :
-		 folded__write(out->f, ft, st);
-
-	if (rc) {
-		output__discard(out);
-		lt_log(LT_LOG_ERROR, "cannot write %s: %s", out->path, strerror(-rc));
-	} else if ((rc = output__commit(out, err, sizeof(err)))) {
-		lt_log(LT_LOG_ERROR, "%s", err);
-	}
-	return rc;
-}
-
-/* luatop -i FILE -o FILE2: from one format to the other. */
-static int convert(const struct options *o)
-{
-	struct frametab *ft = frametab__new();
-	struct stacktab *st = stacktab__new();
-	struct pprof_meta meta = { .freq = o->freq };
-	struct output_file out = { .f = NULL };
-	char err[512];
-	int rc = 1;
-
-	if (!ft || !st)
-		lt_log(LT_LOG_ERROR, "out of memory");
-	else if (output__open(o->output, &out, err, sizeof(err)))
-		lt_log(LT_LOG_ERROR, "%s", err);
-	else if (!view__load(o->input, ft, st) && !write_stacks(o, &out, ft, st, &meta))
-		rc = 0;
-	output__discard(&out);
-	stacktab__delete(st);
-	frametab__delete(ft);
 	return rc;
 }
 
@@ -534,7 +473,7 @@ int main(int argc, char **argv)
 	lt_log_set_verbose(opt.verbose);
 	signals__install(&stop_requested);
 	if (opt.input && opt.output)
-		return convert(&opt);
+		return writer__convert(&opt);
 	if (opt.input)
 		return view__file(&opt, &stop_requested);
 	rc = run(&s);

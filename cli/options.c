@@ -10,16 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/interval.h"
 #include "cli/options.h"
 
 enum { OPT_DURATION = 256, OPT_RAW, OPT_CAPTURE, OPT_RECORD, OPT_LINES, OPT_MARK_FALLBACK,
-       OPT_FORMAT };
+       OPT_FORMAT, OPT_EVERY };
 
 static const struct option long_opts[] = {
 	{ "pid",	required_argument, NULL, 'p' },
 	{ "freq",	required_argument, NULL, 'F' },
 	{ "output",	required_argument, NULL, 'o' },
 	{ "format",	required_argument, NULL, OPT_FORMAT },
+	{ "every",	required_argument, NULL, OPT_EVERY },
 	{ "duration",	required_argument, NULL, OPT_DURATION },
 	{ "delay",	required_argument, NULL, 'd' },
 	{ "raw",	no_argument,	   NULL, OPT_RAW },
@@ -59,6 +61,8 @@ static const char usage[] =
 "                           no extension, '-' for stdout) folded stacks (checked first;\n"
 "                           never through a symlink, replaced whole; see man luatop)\n"
 "      --format FORMAT      folded or pprof, whatever -o's name says\n"
+"      --every SECONDS      a profile per interval: -o's %t becomes each interval's\n"
+"                           start (YYYYmmdd-HHMMSS), e.g. -o 'prof-%t.pb.gz'\n"
 "      --duration SECONDS   stop after SECONDS; without it, sampling runs until the\n"
 "                           targets exit or luatop gets SIGINT/SIGTERM\n"
 "      --mark-fallback      root the stacks that could not be merged at [fallback]\n"
@@ -210,6 +214,10 @@ static int parse_one(struct options *o, int c, const char *arg, char *err, size_
 			return fail(err, errlen, "invalid format '%s' (folded or pprof)", arg);
 		o->format_set = 1;
 		return 0;
+	case OPT_EVERY:
+		if (parse_seconds(arg, &o->every) || o->every < 1)
+			return fail(err, errlen, "invalid interval '%s' (seconds >= 1)", arg);
+		return 0;
 	case OPT_DURATION:
 		if (parse_seconds(arg, &o->duration))
 			return fail(err, errlen, "invalid duration '%s' (seconds > 0)", arg);
@@ -273,6 +281,11 @@ static int check(const struct options *o, char *err, size_t errlen)
 		return fail(err, errlen, "--duration needs -o FILE (batch mode)");
 	if (o->format_set && !o->output)
 		return fail(err, errlen, "--format needs -o FILE");
+	if (o->every && (!o->output || o->input || !strcmp(o->output, "-")))
+		return fail(err, errlen, "--every needs -o with a file name pattern (batch mode)");
+	if (o->every && !interval__has_time(o->output))
+		return fail(err, errlen, "--every: put %%t (the interval's start time) in -o's "
+			    "name, e.g. -o 'prof-%%t.pb.gz'");
 	return 0;
 }
 

@@ -26,6 +26,7 @@ struct options {
 	enum out_format format;	/* --format, or from -o's name */
 	int format_set;		/* --format was given */
 	double duration;	/* --duration SECONDS; 0: until the targets exit or SIGINT */
+	double every;		/* --every SECONDS: a profile per interval; 0: one */
 	double delay;		/* -d SECONDS between TUI refreshes */
 	int raw;		/* --raw: do not merge Lua and native stacks */
 	int lines;		/* --lines: Lua frames per line, not per function */

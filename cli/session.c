@@ -39,9 +39,26 @@ static void learn_luajit(struct session *s)
 	}
 }
 
+/* Monotonic time from the vDSO (tens of ns; a thread CPU clock is a system call
+** that costs as much as a sample). */
+uint64_t session__now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t session__wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 int session__pump(struct session *s, int timeout_ms)
 {
-	struct timespec now;
 	int rc;
 
 	if (!s->sampler)
@@ -50,8 +67,7 @@ int session__pump(struct session *s, int timeout_ms)
 		return rc;
 	/* Every sample waiting now was taken before now (bpf_ktime_get_ns is
 	** CLOCK_MONOTONIC): what the collector checks from here on is newer. */
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	collector__epoch(s->collector, (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
+	collector__epoch(s->collector, session__now());
 	rc = sampler__consume(s->sampler);
 	learn_luajit(s);
 	return rc;

@@ -46,10 +46,19 @@ struct session {
 	int draining;			/* the last drain: skip late samples, do not stop */
 	struct output_file out;		/* -o, open from before sampling */
 	int written;			/* ... and the profile is in it */
+	int out_failed;			/* --every: a file could not be written */
+	char out_name[4096];		/* --every: the current interval's file */
+	uint64_t cut_start_ns;		/* CLOCK_MONOTONIC start of the interval being sampled */
+	uint64_t cut_ns;		/* --every: ... and its end */
+	uint64_t written_samples;	/* samples in the files written */
+	unsigned files;			/* files written */
 	unsigned captured;		/* fixtures written (--capture) */
 	int capture_failed;
 };
 
+/* CLOCK_MONOTONIC (the samples' clock) and CLOCK_REALTIME, in ns. */
+uint64_t session__now(void);
+uint64_t session__wall(void);
 /* Move waiting samples into the collector, waiting at most timeout_ms. */
 int session__pump(struct session *s, int timeout_ms);
 /* Poll each target for exit; returns the number still running. */

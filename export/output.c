@@ -159,6 +159,21 @@ int output__open(const char *path, struct output_file *o, char *err, size_t errl
 	return open_file(o, NULL, err, errlen);
 }
 
+int output__open_new(const char *path, struct output_file *o, char *err, size_t errlen)
+{
+	struct stat st;
+
+	memset(o, 0, sizeof(*o));
+	o->mode = -1;
+	o->path = path;
+	o->no_replace = 1;
+	if (lstat(path, &st) == 0)
+		return -EEXIST;
+	if (errno != ENOENT)
+		return fail(err, errlen, errno, "cannot write", path);
+	return open_file(o, NULL, err, errlen);
+}
+
 /* Flush and close f: 0 or -errno of the first failure. */
 static int close_file(struct output_file *o)
 {
@@ -188,7 +203,8 @@ int output__commit(struct output_file *o, char *err, size_t errlen)
 	if (!o->tmp[0])
 		return 0;
 	/* Whatever appeared at path while sampling is replaced only if it is ours. */
-	if (lstat(o->path, &st) == 0 && (rc = check_existing(&st, o, err, errlen))) {
+	if (!o->no_replace && lstat(o->path, &st) == 0 &&
+	    (rc = check_existing(&st, o, err, errlen))) {
 		output__discard(o);
 		return rc;
 	}
@@ -197,7 +213,9 @@ int output__commit(struct output_file *o, char *err, size_t errlen)
 		umask(um);
 		o->mode = (int)(0666 & ~um);
 	}
-	if (chmod(o->tmp, (mode_t)o->mode) || rename(o->tmp, o->path)) {
+	if (chmod(o->tmp, (mode_t)o->mode) ||
+	    (o->no_replace ? renameat2(AT_FDCWD, o->tmp, AT_FDCWD, o->path, RENAME_NOREPLACE) :
+			     rename(o->tmp, o->path))) {
 		rc = fail(err, errlen, errno, "cannot write", o->path);
 		output__discard(o);
 		return rc;

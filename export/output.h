@@ -35,12 +35,16 @@ struct output_file {
 	FILE *f;		/* write the profile here; NULL when closed */
 	int is_stdout;
 	int mode;		/* of the replaced file, or -1 for the default */
+	int no_replace;		/* output__open_new: never over anything */
 	const char *path;
 	char tmp[4096];		/* the temporary file, "" when writing path itself */
 };
 
 /* Open; on failure a one-line reason in err and -errno. */
 int output__open(const char *path, struct output_file *o, char *err, size_t errlen);
+/* The same for a name that must be new: -EEXIST (err untouched) when anything
+** is at path, now or when output__commit renames the file into place. */
+int output__open_new(const char *path, struct output_file *o, char *err, size_t errlen);
 /* Flush, close and rename into place: 0, or -errno with the reason in err
 ** (a write error of f's included); on failure the temporary file is removed. */
 int output__commit(struct output_file *o, char *err, size_t errlen);

@@ -33,7 +33,7 @@ expect_error() {
 	rc=$?
 	[ "$rc" = "$want" ] || fail "$*: exit $rc, want $want: $(cat "$TMP/err")"
 	[ "$(wc -l <"$TMP/err")" = 1 ] || fail "$*: want one line on stderr, got: $(cat "$TMP/err")"
-	grep -Eq "$re" "$TMP/err" || fail "$*: stderr '$(cat "$TMP/err")' does not match /$re/"
+	grep -Eq -e "$re" "$TMP/err" || fail "$*: stderr '$(cat "$TMP/err")' does not match /$re/"
 }
 
 # Total sample count of a folded file.

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "cli/interval.h"
 #include "cli/options.h"
 
 static int parse(struct options *o, char *err, int argc, char **argv)
@@ -135,6 +136,28 @@ Test(options, input_file_and_windows)
 	cr_assert_float_eq(o.half_life, 2.5, 1e-9);
 	cr_assert_eq(PARSE(&o, err, "-p", "1", "-w", "cumulative"), 0, "%s", err);
 	cr_assert_eq(o.window, CT_CUMULATIVE);
+}
+
+Test(options, every_names)
+{
+	char out[64];
+	time_t t = 86400 * 365;	/* some day in 1971, local time */
+	struct tm tm;
+	char stamp[32];
+
+	localtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	cr_assert(interval__has_time("p-%t.pb.gz"));
+	cr_assert(!interval__has_time("p-%%t.pb.gz"));
+	cr_assert(!interval__has_time("p.pb.gz"));
+	cr_assert_eq(interval__name("d/p-%t.folded", t, 1, out, sizeof(out)), 0);
+	cr_assert(!strncmp(out, "d/p-", 4) && !strncmp(out + 4, stamp, 15) &&
+		  !strcmp(out + 19, ".folded"), "%s", out);
+	cr_assert_eq(interval__name("%t", t, 3, out, sizeof(out)), 0);	/* a taken name */
+	cr_assert(!strcmp(out + 15, "-3"), "%s", out);
+	cr_assert_eq(interval__name("100%%-%t", t, 1, out, sizeof(out)), 0);
+	cr_assert(!strncmp(out, "100%-", 5), "%s", out);
+	cr_assert_eq(interval__name("%t", t, 1, out, 10), -ENAMETOOLONG);
 }
 
 Test(options, format_from_name)
