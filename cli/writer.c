@@ -11,6 +11,9 @@
 #include "cli/view.h"
 #include "cli/writer.h"
 #include "collect/collect.h"
+#include "collect/labels.h"
+#include "merge/merge.h"
+#include "profile/vm.h"
 #include "export/folded.h"
 #include "export/output.h"
 #include "export/pprof.h"
@@ -58,6 +61,32 @@ int writer__convert(const struct options *o)
 	return rc;
 }
 
+/* Sample labels of the pprof export, from a collector's label set. */
+static unsigned pprof_labels(uint32_t id, struct pprof_label *out, void *ctx)
+{
+	static const char *const vm_names[VM_STATE__COUNT] = {
+		[VM_JIT] = "JIT", [VM_INTERP] = "interpreted", [VM_C] = "C",
+		[VM_GC] = "GC", [VM_COMPILER] = "compiler",
+	};
+	const struct collect_labels *l = collector__label_set(ctx, id);
+	unsigned n = 0;
+
+	if (!l)
+		return 0;
+	out[n++] = (struct pprof_label){ .key = "process_id", .num = l->pid };
+	out[n++] = (struct pprof_label){ .key = "thread_id", .num = l->tid };
+	if (l->vm >= 0 && l->vm < VM_STATE__COUNT)
+		out[n++] = (struct pprof_label){ .key = "vm_state", .str = vm_names[l->vm] };
+	if (l->merge == COLLECT_MERGE_OK)
+		out[n++] = (struct pprof_label){ .key = "merge", .str = "merged" };
+	if (l->merge == COLLECT_MERGE_FALLBACK) {
+		out[n++] = (struct pprof_label){ .key = "merge", .str = "fallback" };
+		out[n++] = (struct pprof_label){ .key = "fallback_reason",
+						 .str = merge__reason_text(l->reason) };
+	}
+	return n;
+}
+
 /* The wall-clock time of a CLOCK_MONOTONIC time of this run. */
 static uint64_t wall_of(const struct session *s, uint64_t mono)
 {
@@ -90,15 +119,19 @@ static int open_interval(struct session *s)
 ** opened for it; 0 or -errno, said. */
 static int write_profile(struct session *s, uint64_t end_ns)
 {
-	struct stacktab *st = collector__stacks(s->collector,
-						s->opt->raw ? COLLECT_RAW : COLLECT_MERGED);
+	enum collect_view v = s->opt->raw ? COLLECT_RAW : COLLECT_MERGED;
+	struct stacktab *st = collector__stacks(s->collector, v);
+	struct stacktab *labelled = collector__labelled(s->collector, v);
 	struct pprof_meta meta = {
 		.freq = s->opt->freq,
 		.time_ns = wall_of(s, s->cut_start_ns),
 		.duration_ns = end_ns - s->cut_start_ns,
+		.labels = labelled ? pprof_labels : NULL,
+		.labels_ctx = s->collector,
 	};
 	uint64_t n = stacktab__total(st);
-	int rc = write_stacks(s->opt, &s->out, collector__frames(s->collector), st, &meta);
+	int rc = write_stacks(s->opt, &s->out, collector__frames(s->collector),
+			      s->opt->format == FORMAT_PPROF && labelled ? labelled : st, &meta);
 
 	if (!rc && s->opt->every)
 		lt_log(LT_LOG_INFO, "%llu samples written to %s", (unsigned long long)n,
@@ -115,8 +148,7 @@ static int cut_interval(struct session *s)
 
 	if (write_profile(s, end))
 		return -1;
-	for (int v = 0; v < COLLECT_VIEW__COUNT; v++)
-		stacktab__reset(collector__stacks(s->collector, (enum collect_view)v));
+	collector__cut(s->collector);
 	s->cut_start_ns = end;
 	s->cut_ns = end + (uint64_t)(s->opt->every * 1e9);
 	return open_interval(s);
@@ -138,6 +170,10 @@ int writer__open(struct session *s)
 	s->cut_ns = s->start_ns + (uint64_t)(o->every * 1e9);
 	if (!o->output)
 		return 0;
+	if (o->format == FORMAT_PPROF && collector__set_labels(s->collector, 1)) {
+		lt_log(LT_LOG_ERROR, "out of memory");
+		return -1;
+	}
 	if (o->every)
 		return open_interval(s);
 	if (output__open(o->output, &s->out, err, sizeof(err))) {

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "collect/collect.h"
+#include "collect/labels.h"
 #include "collect/framecache.h"
 #include "collect/sample.h"
 #include "lua/detect.h"
@@ -62,10 +63,15 @@ struct collector {
 				   up to this time (collector__epoch) */
 	struct frametab *frames;
 	struct stacktab *stacks[COLLECT_VIEW__COUNT];	/* merged, raw: for export */
+	struct stacktab *labelled[COLLECT_VIEW__COUNT];	/* ... keyed [label set, frames] */
+	struct labelsets labels;	/* the sets of labelled */
+	int labels_on;		/* keep labelled */
+	uint32_t label;		/* this sample's set */
 	struct calltree *tree[COLLECT_VIEW__COUNT];	/* merged, raw: for the live view */
 	struct collector_stats stats;
 	unsigned jit_top;	/* this sample's first Lua frames that ran in its trace */
 	unsigned n_inlined;	/* ... of which the trace inlined the first ones */
+	uint32_t lbuf[MG_MAX_OUT + 3];	/* [label set, ("[fallback]",) path] */
 	uint32_t pathbuf[MG_MAX_OUT + 2];	/* [0]: room for "[fallback]" */
 	uint32_t *path;		/* pathbuf + 1: the stack being added */
 	uint8_t marks[MG_MAX_OUT + 1];	/* CT_MARK_* of each frame of path */
@@ -131,9 +137,39 @@ void collector__delete(struct collector *c)
 	frametab__delete(c->frames);
 	for (int v = 0; v < COLLECT_VIEW__COUNT; v++) {
 		stacktab__delete(c->stacks[v]);
+		stacktab__delete(c->labelled[v]);
 		calltree__delete(c->tree[v]);
 	}
+	labelsets__free(&c->labels);
 	free(c);
+}
+
+int collector__set_labels(struct collector *c, int on)
+{
+	for (int v = 0; on && v < COLLECT_VIEW__COUNT; v++)
+		if (!c->labelled[v] && !(c->labelled[v] = stacktab__new()))
+			return -ENOMEM;
+	c->labels_on = on;
+	return 0;
+}
+
+struct stacktab *collector__labelled(const struct collector *c, enum collect_view v)
+{
+	return v < COLLECT_VIEW__COUNT && c->labels_on ? c->labelled[v] : NULL;
+}
+
+const struct collect_labels *collector__label_set(const struct collector *c, uint32_t id)
+{
+	return labelsets__get(&c->labels, id);
+}
+
+void collector__cut(struct collector *c)
+{
+	for (int v = 0; v < COLLECT_VIEW__COUNT; v++) {
+		stacktab__reset(c->stacks[v]);
+		if (c->labelled[v])
+			stacktab__reset(c->labelled[v]);
+	}
 }
 
 void collector__set_lines(struct collector *c, int on)
@@ -395,12 +431,22 @@ static int add_view(struct collector *c, enum collect_view v, uint32_t n, uint64
 
 	/* The export may root fallback stacks at a marker (path has a spare slot
 	** in front); the live view marks them by flag instead. */
+	const uint32_t *stack = c->path;
+	uint32_t len = n;
+
 	if (fb && c->mark_fallback) {
 		c->pathbuf[0] = frametab__special(c->frames, SPECIAL_FALLBACK);
-		err = c->pathbuf[0] == UINT32_MAX ? -ENOMEM :
-		      stacktab__add(c->stacks[v], c->pathbuf, n + 1, 1);
-	} else {
-		err = stacktab__add(c->stacks[v], c->path, n, 1);
+		if (c->pathbuf[0] == UINT32_MAX)
+			return -ENOMEM;
+		stack = c->pathbuf;
+		len++;
+	}
+	err = stacktab__add(c->stacks[v], stack, len, 1);
+	if (!err && c->labels_on) {
+		c->lbuf[0] = c->label;
+		memcpy(c->lbuf + 1, stack, len * sizeof(*stack));
+		err = c->label == UINT32_MAX ? -ENOMEM :
+		      stacktab__add(c->labelled[v], c->lbuf, len + 1, 1);
 	}
 	return err ? err : calltree__add_marked(c->tree[v], c->path, c->marks, n, 1, t,
 						fb ? CT_FALLBACK : 0, c->traceno);
@@ -444,6 +490,16 @@ int collector__add(struct collector *c, const struct lt_sample *s)
 		c->stats.fallback++;
 		if (reason >= 0 && reason < MG_REASON__COUNT)
 			c->stats.fallback_why[reason]++;
+	}
+	if (c->labels_on) {
+		struct collect_labels l = {
+			.pid = s->tgid, .tid = s->tid, .vm = (int8_t)sample__vm_state(s),
+			.merge = !in.lua_process ? COLLECT_MERGE_NONE :
+				 fb ? COLLECT_MERGE_FALLBACK : COLLECT_MERGE_OK,
+			.reason = (int16_t)(fb ? reason : -1),
+		};
+
+		c->label = labelsets__intern(&c->labels, &l);
 	}
 	err = resolve(c, nref, &n);
 	if (!err)

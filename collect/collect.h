@@ -70,6 +70,19 @@ struct luabuild;
 void collector__set_luajit(struct collector *c, int pid, const struct luabuild *b);
 /* Forget what is known of a process's address space (it exited or exec'd). */
 void collector__forget(struct collector *c, int pid);
+/*
+** Keep the stacks by label set too (the pprof export's sample labels): off by
+** default, as it costs a second table insert per view. 0 or -ENOMEM.
+*/
+int collector__set_labels(struct collector *c, int on);
+/* The stacks keyed [label set id, frames...] (with labels on), or NULL. */
+struct stacktab *collector__labelled(const struct collector *c, enum collect_view v);
+/* A label set by id, or NULL. */
+struct collect_labels;
+const struct collect_labels *collector__label_set(const struct collector *c, uint32_t id);
+/* Zero the counts of every stack table (--every, between intervals); frames,
+** names, label sets and statistics stay. */
+void collector__cut(struct collector *c);
 struct frametab *collector__frames(const struct collector *c);
 struct stacktab *collector__stacks(const struct collector *c, enum collect_view v);
 /* The call tree of one view, for the live view (windows, merged/raw). */

@@ -33,6 +33,11 @@
 /* Sample */
 #define S_LOCATION	1
 #define S_VALUE		2
+#define S_LABEL		3
+/* Label */
+#define LB_KEY		1
+#define LB_STR		2
+#define LB_NUM		3
 /* Mapping */
 #define M_ID		1
 #define M_FILENAME	5
@@ -193,6 +198,8 @@ struct writer {
 	uint64_t *mapping_of;	/* frame id -> mapping id (0: none) */
 	uint64_t nmappings;
 	uint64_t period;	/* ns per sample */
+	const struct pprof_meta *meta;
+	struct pbuf label;
 };
 
 /*
@@ -322,10 +329,26 @@ static int put_sample(const uint32_t *frames, uint32_t n, uint64_t count, void *
 	struct writer *w = ctx;
 	struct pbuf *packed = &w->line;
 
+	struct pprof_label lab[PPROF_LABELS_MAX];
+	unsigned nlab = 0;
+
+	if (w->meta->labels && n) {
+		nlab = w->meta->labels(frames[0], lab, w->meta->labels_ctx);
+		frames++;
+		n--;
+	}
 	if (!n || !count)
 		return 0;
 	if (count > INT64_MAX)
 		count = INT64_MAX;	/* values are int64 */
+	for (unsigned i = 0; i < nlab && i < PPROF_LABELS_MAX; i++) {
+		put_uint(&w->label, LB_KEY, strtab_str(&w->strs, lab[i].key));
+		if (lab[i].str)
+			put_uint(&w->label, LB_STR, strtab_str(&w->strs, lab[i].str));
+		else
+			put_uint(&w->label, LB_NUM, (uint64_t)lab[i].num);
+		put_msg(&w->sub, S_LABEL, &w->label);
+	}
 	for (uint32_t i = n; i-- > 0;)
 		put_varint(packed, frames[i] < w->nframes ? (uint64_t)frames[i] + 1 : 0);
 	put_msg(&w->sub, S_LOCATION, packed);
@@ -388,13 +411,13 @@ static int encode(struct writer *w, const struct stacktab *st, const struct ppro
 	for (size_t i = 0; i < w->strs.n; i++)
 		put_len(&w->out, P_STRING, w->strs.list[i], strlen(w->strs.list[i]));
 	return w->strs.err ? w->strs.err : w->out.err ? w->out.err :
-	       w->sub.err ? w->sub.err : w->line.err;
+	       w->sub.err ? w->sub.err : w->line.err ? w->line.err : w->label.err;
 }
 
 int pprof__write(FILE *f, const struct frametab *ft, const struct stacktab *st,
 		 const struct pprof_meta *meta)
 {
-	struct writer w = { .ft = ft, .nframes = frametab__count(ft) };
+	struct writer w = { .ft = ft, .nframes = frametab__count(ft), .meta = meta };
 	int rc;
 
 	strpool__init(&w.strs.pool, 1024);
@@ -408,6 +431,7 @@ int pprof__write(FILE *f, const struct frametab *ft, const struct stacktab *st,
 	free(w.out.p);
 	free(w.sub.p);
 	free(w.line.p);
+	free(w.label.p);
 	return rc;
 }
 

@@ -18,10 +18,25 @@
 #include "profile/frames.h"
 #include "profile/stacks.h"
 
+/* A sample label: key = str, or key = num when str is NULL. */
+struct pprof_label {
+	const char *key;
+	const char *str;
+	int64_t num;
+};
+#define PPROF_LABELS_MAX	8
+
+/* The labels of label set id into out (at most PPROF_LABELS_MAX): how many. */
+typedef unsigned (*pprof_labels_fn)(uint32_t id, struct pprof_label *out, void *ctx);
+
 struct pprof_meta {
 	unsigned freq;		/* sampling rate in Hz: period 1e9/freq ns */
 	uint64_t time_ns;	/* wall-clock start of the profile, ns since the epoch */
 	uint64_t duration_ns;	/* how long it was sampled */
+	/* When set, every stack begins with a label set id (not a frame): its
+	** labels go on the sample. */
+	pprof_labels_fn labels;
+	void *labels_ctx;
 };
 
 /*

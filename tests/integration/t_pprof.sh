@@ -39,6 +39,13 @@ grep -q '^samples/count cpu/nanoseconds' "$TMP/raw" || fail "sample types: $(hea
 grep -q '^PeriodType: cpu nanoseconds' "$TMP/raw" || fail "period type: $(head -5 "$TMP/raw")"
 grep -q '^Period: 2004008$' "$TMP/raw" || fail "period of 499 Hz: $(grep Period "$TMP/raw")"
 
+# Labels per sample: process, thread, VM state, merge outcome.
+pprof -tags "$TMP/p.pb.gz" >"$TMP/tags" || fail "-tags: $(cat "$TMP/go.err")"
+for t in "process_id:" "thread_id:" "vm_state:" "): JIT" "merge:" "): merged"; do
+	grep -qF "$t" "$TMP/tags" || fail "no $t among the labels: $(cat "$TMP/tags")"
+done
+grep -qF "): $pid" "$TMP/tags" || fail "the thread/process label is not $pid: $(cat "$TMP/tags")"
+
 # protoc decodes it with the schema under tests/pprof.
 gzip -dc "$TMP/p.pb.gz" | protoc --proto_path="$TOP/tests/pprof" --decode perftools.profiles.Profile \
 	"$TOP/tests/pprof/profile.proto" >"$TMP/decoded" 2>"$TMP/protoc.err" ||

@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "export/folded.h"
+#include "collect/labels.h"
 #include "export/pprof.h"
 
 /* A folded text through the model: frames and stacks. */
@@ -155,4 +156,29 @@ Test(pprof, inflate_is_bounded)
 	free(pb);
 	frametab__delete(ft);
 	stacktab__delete(st);
+}
+
+/* Label sets: one id per distinct set, stable, dense. */
+Test(pprof, label_sets_intern)
+{
+	struct labelsets t = { 0 };
+	struct collect_labels a = { .pid = 1, .tid = 2, .vm = 0, .merge = 1, .reason = -1 };
+	struct collect_labels b = a;
+	uint32_t ids[300];
+
+	b.tid = 3;
+	cr_assert_eq(labelsets__intern(&t, &a), 0);
+	cr_assert_eq(labelsets__intern(&t, &b), 1);
+	cr_assert_eq(labelsets__intern(&t, &a), 0);
+	for (uint32_t i = 0; i < 300; i++) {	/* past a few rehashes */
+		b.tid = 100 + i;
+		ids[i] = labelsets__intern(&t, &b);
+	}
+	for (uint32_t i = 0; i < 300; i++) {
+		b.tid = 100 + i;
+		cr_assert_eq(labelsets__intern(&t, &b), ids[i]);
+		cr_assert_eq(labelsets__get(&t, ids[i])->tid, 100 + i);
+	}
+	cr_assert_null(labelsets__get(&t, 100000));
+	labelsets__free(&t);
 }
