@@ -97,13 +97,22 @@ void screen__draw(struct ui *u)
 
 /* -- Refresh ------------------------------------------------------------ */
 
+static void pump(struct ui *u);
+
 /* New statistics; move the live trees' clocks (not once every target is gone). */
 static void tick(struct ui *u, double now)
 {
 	struct tui_feed *f = u->feed;
 
-	if (f->stats)
+	if (f->stats) {
 		f->stats(f->ctx, &u->st);
+		/* Just gone: samples it sent after the last pump still wait. Take them
+		** and count again, so that the count shown with EXITED is final. */
+		if (u->st.exited && !u->exited_at) {
+			pump(u);
+			f->stats(f->ctx, &u->st);
+		}
+	}
 	if (u->st.exited && !u->exited_at)
 		u->exited_at = now;
 	if (f->live && !u->exited_at) {

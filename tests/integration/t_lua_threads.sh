@@ -11,7 +11,7 @@ for flavour in $(lj_flavours); do
 	start "$TMP/threads" 30
 	pid=$!
 	sleep 0.5
-	"$LUATOP" -p "$pid" --duration 3 -o "$TMP/t.folded" 2>"$TMP/err" ||
+	"$LUATOP" -F 499 -p "$pid" --duration 3 -o "$TMP/t.folded" 2>"$TMP/err" ||
 		fail "luatop failed: $(cat "$TMP/err")"
 	kill "$pid"
 	total=$(folded_total "$TMP/t.folded")
@@ -20,6 +20,8 @@ for flavour in $(lj_flavours); do
 	b=$(folded_has_count "$TMP/t.folded" '(^|;)run;lua_pcall;work_b:0;work_b [(]threads:2[)]')
 	rate=$(merge_rate "$TMP/err")
 	echo "    $flavour: samples=$total work_a=$a work_b=$b merged=${rate:-?}%" >&2
+	# 499 Hz x 3 s x 1/3 of a CPU (both threads together) = 499 samples; 100
+	# leaves a wide margin.
 	[ "$total" -ge 100 ] || fail "too few samples: $total"
 	[ "$(pct "$a" "$total")" -ge 25 ] && [ "$(pct "$b" "$total")" -ge 25 ] || {
 		awk '{ print $NF "\t" $0 }' "$TMP/t.folded" | sort -rn | head -4 >&2

@@ -1,10 +1,12 @@
 # Merging across the FFI (both flavours, JIT on and -joff): Lua calling C through
 # ffi.C from a hot loop, and C's qsort calling a Lua comparator through an FFI
-# callback. At most 0.5% fallback stacks; every merged stack with the comparator
-# reads ... sort_some -> ... -> qsort_r -> ... -> compare (ffi.lua:N) in that order;
-# no VM frame (VM code, lj_BC_*/lj_vm_*, JIT code) is left in a merged stack; the
-# samples in a call or return between C and the VM are merged, not fallen back.
-# 8 s at 499 Hz: a burst of a few fallback samples stays far below 0.5%.
+# callback. At most 0.5% fallback stacks, plus 10; every merged stack with the
+# comparator reads ... sort_some -> ... -> qsort_r -> ... -> compare (ffi.lua:N) in
+# that order; no VM frame (VM code, lj_BC_*/lj_vm_*, JIT code) is left in a merged
+# stack; the samples in a call or return between C and the VM are merged, not
+# fallen back.
+# Fallbacks come in a burst of a few (not in proportion to the run): allowed are
+# 10 for that burst, and 0.5% of the samples for any steady rate.
 for flavour in $(lj_flavours); do
 	lj=$(lj_bin "$flavour")
 	range=$(vm_range "$lj")
@@ -28,11 +30,12 @@ for flavour in $(lj_flavours); do
 		vmleft=$(VM_SHOW=1 count_vm_frames "$TMP/merged.folded" luajit $range)
 		echo "    $flavour $mode: samples=$total fallback=$fb comparator=$cmp in-order=$ordered" \
 			"call_c=$ccall vm-frames-left=$vmleft" >&2
+		# 499 Hz x 8 s x 1/3 of a CPU = 1330 samples; 200 leaves a wide margin.
 		[ "$total" -ge 200 ] || fail "too few samples: $total"
-		[ $((fb * 200)) -le "$total" ] || {
+		[ "$fb" -le $((total / 200 + 10)) ] || {
 			sed 's/^/    /' "$TMP/err.short" >&2
 			grep '^\[fallback\]' "$TMP/f.folded" | head -3 >&2
-			fail "$flavour $mode: more than 0.5% fallback stacks"
+			fail "$flavour $mode: $fb fallback stacks, more than 0.5% of $total plus 10"
 		}
 		# The comparator runs 50 loop steps per call and qsort a few compares per
 		# element: far more than a tenth of the time; call_c most of the rest.

@@ -4,7 +4,7 @@
 start "$WL/qsort_nofp" 30
 pid=$!
 sleep 0.3
-"$LUATOP" -p "$pid" --duration 4 -o "$TMP/out.folded" 2>"$TMP/err" || fail "luatop failed: $(cat "$TMP/err")"
+"$LUATOP" -F 499 -p "$pid" --duration 4 -o "$TMP/out.folded" 2>"$TMP/err" || fail "luatop failed: $(cat "$TMP/err")"
 total=$(folded_total "$TMP/out.folded")
 # Every sample of level3's work (the comparator, and qsort's merge loops and rand
 # between its calls) must carry the whole chain from _start.
@@ -13,6 +13,8 @@ cmp=$(folded_has_count "$TMP/out.folded" \
 	'^_start;__libc_start_main;[^;]*;main;level1;level2;level3;qsort[^;]*;([^;]*;)*cmp_burn(;|$)')
 echo "    samples=$total full-chain=$chain ($(pct "$chain" "$total")%) comparator=$cmp" >&2
 sed 's/^/    /' "$TMP/err" >&2
+# 499 Hz x 4 s x 1/3 of a CPU = 665 samples; 100 leaves a wide margin, and at
+# such counts the 99% below allows a few odd samples, not none.
 [ "$total" -ge 100 ] || fail "too few samples: $total"
 # >= 99%: chain * 100 >= total * 99
 [ $((chain * 100)) -ge $((total * 99)) ] || {

@@ -21,20 +21,23 @@ expect_error 1 'theirs belongs to another user: not replaced' \
 expect_error 1 '^luatop: cannot create /nonexistent/x: No such file or directory$' \
 	"$LUATOP" -o /nonexistent/x --duration 60 -- sh -c "touch '$TMP/ran'"
 [ ! -e "$TMP/ran" ] || fail "the command ran although -o could not be created"
-expect_error 1 'is a directory' "$LUATOP" -o "$TMP" --duration 60 -- true
+mkdir "$TMP/dir"
+expect_error 1 "dir is a directory" "$LUATOP" -o "$TMP/dir" --duration 60 -- true
 
 # Our own file is replaced as a whole (a new inode, its mode kept), and no
-# temporary file is left next to it.
+# temporary file is left next to it. Here and at /dev/full below the profile must
+# not be empty: burn 2 runs >= 1 s (time() rounds down), 999 Hz x 1 s x 1/3 of a
+# CPU = 333 samples.
 echo old > "$TMP/own.folded" && chmod 640 "$TMP/own.folded"
 ino=$(stat -c %i "$TMP/own.folded")
-"$LUATOP" -o "$TMP/own.folded" -- "$WL/burn" 1 2>"$TMP/err" || fail "luatop failed: $(cat "$TMP/err")"
+"$LUATOP" -F 999 -o "$TMP/own.folded" -- "$WL/burn" 2 2>"$TMP/err" || fail "luatop failed: $(cat "$TMP/err")"
 grep -q 'burn_' "$TMP/own.folded" || fail "own file not replaced by the profile"
 [ "$(stat -c %i "$TMP/own.folded")" != "$ino" ] || fail "own file rewritten in place, not replaced"
 [ "$(stat -c %a "$TMP/own.folded")" = 640 ] || fail "mode not kept: $(stat -c %a "$TMP/own.folded")"
 ! ls -a "$TMP" | grep -q '^\.luatop-' || fail "temporary file left: $(ls -a "$TMP")"
 
 # Disk full at the end: an error, a non-zero exit, no "written to".
-"$LUATOP" -o /dev/full -- "$WL/burn" 1 2>"$TMP/err"
+"$LUATOP" -F 999 -o /dev/full -- "$WL/burn" 2 2>"$TMP/err"
 rc=$?
 [ "$rc" = 1 ] || fail "/dev/full: exit $rc, want 1"
 grep -q 'cannot write /dev/full: No space left on device' "$TMP/err" || fail "no write error: $(cat "$TMP/err")"

@@ -2,10 +2,13 @@
 # browsable (moves, zoom) and exportable (s), and the counts stop moving.
 . "$TOP/tests/integration/tmux.sh"
 
-tui_start 140 40 "$LUATOP" -d 0.2 -- "$WL/burn" 3
+tui_start 140 40 "$LUATOP" -F 499 -d 0.2 -- "$WL/burn" 3
 tui_wait 'burn_alpha' 40
 tui_wait ' EXITED ' 30
 n1=$(tui_samples)
+echo "    samples at the exit: ${n1:-0}" >&2
+# burn starts once the sampler is attached and runs >= 2 s (time() rounds down):
+# 499 Hz x 2 s x 1/3 of a CPU = 333 samples; 100 leaves a wide margin.
 [ "${n1:-0}" -ge 100 ] || fail "only ${n1:-0} samples of a 3 s run"
 tui_type '/^burn_beta$'
 tui_keys Enter
