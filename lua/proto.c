@@ -343,8 +343,10 @@ int luastr__read(const struct mreader *r, uint64_t addr, int *layout, size_t off
 	}
 	n = *layout == LUASTR_OLD ? n16 : n20;	/* AUTO: both are the same */
 	*len = n;
-	if (off >= n)
+	if (off >= n) {
+		buf[0] = '\0';	/* the layout probe above may have filled buf */
 		return 0;
+	}
 	/* The payload is NUL-terminated: check it when the whole string fits. */
 	want = n - off < cap - 1 ? n - off + 1 : cap - 1;
 	if ((err = rd(r, addr + STR_HDR + off, buf, want)))

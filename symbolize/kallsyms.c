@@ -64,8 +64,8 @@ static int parse_line(const char *p, const char *end, struct ks_line *l)
 	p += 3;
 	l->name = p;
 	l->name_len = word_len(p, end);
-	if (!l->name_len)
-		return -EINVAL;
+	if (!l->name_len || memchr(l->name, '\0', l->name_len))
+		return -EINVAL;	/* names are C strings: a NUL would cut one short */
 	p += l->name_len;
 	while (p < end && (*p == ' ' || *p == '\t'))
 		p++;
@@ -77,6 +77,8 @@ static int parse_line(const char *p, const char *end, struct ks_line *l)
 		return -EINVAL;
 	l->mod = p + 1;
 	l->mod_len = (size_t)(end - p - 2);
+	if (memchr(l->mod, '\0', l->mod_len))
+		return -EINVAL;
 	return 0;
 }
 
