@@ -140,6 +140,7 @@ demo: deps
 # FUZZ_SECONDS, seeded from tests/fuzz/corpus/NAME/ (or .../fuzz_NAME/) when present
 # and from the files in FUZZ_SEEDS_NAME. New inputs go to a temporary corpus that is
 # removed afterwards; crashes are kept as $(OUT)/fuzz/NAME-crash-*, logs as NAME.log.
+# The binary seeds are made by tests/fuzz/mkseeds.py.
 FUZZ_SECONDS ?= 30
 FUZZ_SRCS  := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
@@ -147,23 +148,29 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=
 FUZZ_SEEDS_elfsyms := /usr/bin/true $(wildcard /lib/$(MULTIARCH)/libdl.so.2 \
               /lib/$(MULTIARCH)/libutil.so.1) \
               $(firstword $(sort $(wildcard /usr/lib/debug/.build-id/0*/*.debug)))
+# Whole LuaJIT binaries (~600 KB, too big to commit) next to the small crafted ones.
+FUZZ_SEEDS_lua_detect := $(wildcard /usr/bin/luajit /usr/lib/$(MULTIARCH)/libluajit-5.1.so.2 \
+              .deps/luajit-upstream/usr/bin/luajit)
+# fuzz_debuglink stands in for the process's files and /proc/PID/maps (see its header).
+FUZZ_LDFLAGS_debuglink := -Wl,--wrap=readfile__all,--wrap=mapfile__open_path \
+              -Wl,--wrap=mapfile__open,--wrap=mapfile__open_in_root
 
 $(OUT)/fuzz/%: tests/fuzz/%.c $(CORE_SRCS) | $(OUT)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) $< $(CORE_SRCS) -lelf -lz -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $< $(CORE_SRCS) $(FUZZ_LDFLAGS_$(*:fuzz_%=%)) -lelf -lz -o $@
 
 fuzz: $(FUZZ_SRCS:tests/fuzz/fuzz_%.c=fuzz-run-%)
 
 fuzz-run-%: $(OUT)/fuzz/fuzz_%
 	$(call msg,FUZZ,$* for $(FUZZ_SECONDS) s)
 	$(Q)c=$$(mktemp -d) && trap 'rm -rf "$$c"' EXIT && \
-	for f in $(FUZZ_SEEDS_$*); do cp "$$f" "$$c/"; done && \
+	i=0 && for f in $(FUZZ_SEEDS_$*); do i=$$((i + 1)); cp "$$f" "$$c/$$i-$${f##*/}"; done && \
 	if $< -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
 		-artifact_prefix=$(OUT)/fuzz/$*- "$$c" \
 		$(wildcard tests/fuzz/corpus/$* tests/fuzz/corpus/fuzz_$*) \
 		> $(OUT)/fuzz/$*.log 2>&1; \
-	then grep -E '^(stat::number_of_executed_units|stat::new_units_added|Done)' \
+	then grep -E '^(#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units|stat::new_units_added|Done)' \
 		$(OUT)/fuzz/$*.log | sed 's/^/           /'; \
 	else tail -40 $(OUT)/fuzz/$*.log; exit 1; fi
 

@@ -5,9 +5,12 @@
 **         unwind/cfa.c unwind/ehframe.c -lelf -lz -o /tmp/fe
 **   /tmp/fe -max_total_time=60
 **
-** Seeds worth giving it: real sections, e.g.
+** Seeds: tests/fuzz/corpus/ehframe (made by tests/fuzz/mkseeds.py: /usr/bin/true's
+** .eh_frame whole and split, a small program's .debug_frame, the LuaJIT VM's
+** entries). More real sections, e.g.
 **   objcopy -O binary --only-section=.eh_frame /lib/x86_64-linux-gnu/libc.so.6 seed
-** (the first 5 bytes of an input are the header below, so prefix 5 zero bytes).
+** (the first 5 bytes of an input are the header below, so prefix 5 zero bytes, or
+** 01 and the section's address for .eh_frame).
 **
 ** Input: flags (1 byte), section vaddr (4 bytes, LE), section bytes. flags bit 0:
 ** .eh_frame (else .debug_frame); bit 1: split the bytes at (flags >> 2)/64 of

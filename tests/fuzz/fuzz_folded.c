@@ -3,7 +3,10 @@
 **
 **   clang -g -fsanitize=fuzzer,address,undefined -I. tests/fuzz/fuzz_folded.c \
 **         profile/frames.c profile/stacks.c profile/folded.c -o ff
-**   ./ff -max_total_time=60
+**   ./ff -max_total_time=60 tests/fuzz/corpus/folded
+**
+** Seeds: tests/fuzz/corpus/folded (CRLF and blank lines, kernel/JIT/special
+** frames, long and UTF-8 names, invalid UTF-8, malformed counts).
 */
 
 #ifndef _GNU_SOURCE

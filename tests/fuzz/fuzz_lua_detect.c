@@ -8,8 +8,11 @@
 **   mkdir -p /tmp/flc && cp /usr/bin/luajit /usr/lib/x86_64-linux-gnu/libluajit-5.1.so.2 /tmp/flc/
 **   /tmp/fl -max_total_time=60 -max_len=1048576 /tmp/flc
 **
-** (make fuzz picks the seeds from FUZZ_SEEDS_lua_detect.) Besides memory safety,
-** every result is checked for the invariants detect.h promises.
+** make fuzz seeds it from tests/fuzz/corpus/lua_detect (LuaJIT VMs cut out of real
+** binaries into ~18 KB ELF images by tests/fuzz/mkseeds.py: with and without
+** section headers, exports, .symtab) and the whole binaries of this system in
+** FUZZ_SEEDS_lua_detect. Besides memory safety, every result is checked for the
+** invariants detect.h promises.
 */
 
 #include <errno.h>
