@@ -148,9 +148,6 @@ FUZZ_CFLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=
 FUZZ_SEEDS_elfsyms := /usr/bin/true $(wildcard /lib/$(MULTIARCH)/libdl.so.2 \
               /lib/$(MULTIARCH)/libutil.so.1) \
               $(firstword $(sort $(wildcard /usr/lib/debug/.build-id/0*/*.debug)))
-# Whole LuaJIT binaries (~600 KB, too big to commit) next to the small crafted ones.
-FUZZ_SEEDS_lua_detect := $(wildcard /usr/bin/luajit /usr/lib/$(MULTIARCH)/libluajit-5.1.so.2 \
-              .deps/luajit-upstream/usr/bin/luajit)
 # fuzz_debuglink stands in for the process's files and /proc/PID/maps (see its header).
 FUZZ_LDFLAGS_debuglink := -Wl,--wrap=readfile__all,--wrap=mapfile__open_path \
               -Wl,--wrap=mapfile__open,--wrap=mapfile__open_in_root
