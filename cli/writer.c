@@ -87,6 +87,19 @@ static unsigned pprof_labels(uint32_t id, struct pprof_label *out, void *ctx)
 	return n;
 }
 
+/* The mapping and address of a native frame, for the pprof export. */
+static int pprof_site(uint32_t frame, struct pprof_site *out, void *ctx)
+{
+	const struct collect_site *st = collector__site(ctx, frame);
+
+	if (!st)
+		return 0;
+	*out = (struct pprof_site){ .path = st->path, .build_id = st->build_id,
+				    .start = st->start, .limit = st->limit,
+				    .offset = st->offset, .addr = st->addr };
+	return 1;
+}
+
 /* The wall-clock time of a CLOCK_MONOTONIC time of this run. */
 static uint64_t wall_of(const struct session *s, uint64_t mono)
 {
@@ -128,6 +141,8 @@ static int write_profile(struct session *s, uint64_t end_ns)
 		.duration_ns = end_ns - s->cut_start_ns,
 		.labels = labelled ? pprof_labels : NULL,
 		.labels_ctx = s->collector,
+		.site = pprof_site,
+		.site_ctx = s->collector,
 	};
 	uint64_t n = stacktab__total(st);
 	int rc = write_stacks(s->opt, &s->out, collector__frames(s->collector),

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "collect/collect.h"
 #include "collect/labels.h"
 #include "collect/framecache.h"
@@ -65,6 +66,8 @@ struct collector {
 	struct stacktab *stacks[COLLECT_VIEW__COUNT];	/* merged, raw: for export */
 	struct stacktab *labelled[COLLECT_VIEW__COUNT];	/* ... keyed [label set, frames] */
 	struct labelsets labels;	/* the sets of labelled */
+	struct collect_site *sites;	/* frame id -> where its code is mapped */
+	size_t sites_cap;
 	int labels_on;		/* keep labelled */
 	uint32_t label;		/* this sample's set */
 	struct calltree *tree[COLLECT_VIEW__COUNT];	/* merged, raw: for the live view */
@@ -141,6 +144,7 @@ void collector__delete(struct collector *c)
 		calltree__delete(c->tree[v]);
 	}
 	labelsets__free(&c->labels);
+	free(c->sites);
 	free(c);
 }
 
@@ -241,21 +245,52 @@ void collector__forget(struct collector *c, int pid)
 
 /* -- 1. Frames ------------------------------------------------------------ */
 
+/* Where a native frame's code is mapped, and at (its function's start when a
+** symbol named it, else the code's own address): the first address seen. */
+static int note_site(struct collector *c, uint32_t id, const struct symbol *sym, uint64_t at)
+{
+	struct collect_site *st;
+
+	while (id >= c->sites_cap) {
+		size_t old = c->sites_cap;
+
+		if (grow__room((void **)&c->sites, &c->sites_cap, c->sites_cap, sizeof(*c->sites)))
+			return -ENOMEM;
+		memset(c->sites + old, 0, (c->sites_cap - old) * sizeof(*c->sites));
+	}
+	st = &c->sites[id];
+	if (st->path)
+		return 0;
+	*st = (struct collect_site){
+		.path = sym->path, .build_id = sym->build_id, .start = sym->map_start,
+		.limit = sym->map_end, .offset = sym->map_offset, .addr = at,
+	};
+	return 0;
+}
+
+const struct collect_site *collector__site(const struct collector *c, uint32_t frame)
+{
+	return frame < c->sites_cap && c->sites[frame].path ? &c->sites[frame] : NULL;
+}
+
 /* The frame of a native address of pid (0: a kernel address), named once. */
 static uint32_t native_frame(struct collector *c, int32_t pid, uint64_t addr)
 {
 	struct symbol sym = { 0 };
 	uint32_t id;
+	int named;
 
 	if (framecache__get(c->cache, pid, addr, &id))
 		return id;
 	if (pid)
-		symbolizer__user(c->sym, pid, addr, &sym);
+		named = symbolizer__user(c->sym, pid, addr, &sym) == 0;
 	else
-		symbolizer__kernel(c->sym, addr, &sym);
+		named = symbolizer__kernel(c->sym, addr, &sym) == 0;
 	id = frametab__intern(c->frames, pid ? FRAME_NATIVE : FRAME_KERNEL,
 			      sym.name ? sym.name : "[unknown]", sym.module);
-	if (id == UINT32_MAX || framecache__put(c->cache, pid, addr, id))
+	if (id == UINT32_MAX || framecache__put(c->cache, pid, addr, id) ||
+	    (sym.path && note_site(c, id, &sym, named && sym.offset <= addr - sym.map_start ?
+						   addr - sym.offset : addr)))
 		return UINT32_MAX;
 	return id;
 }

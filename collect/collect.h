@@ -83,6 +83,15 @@ const struct collect_labels *collector__label_set(const struct collector *c, uin
 /* Zero the counts of every stack table (--every, between intervals); frames,
 ** names, label sets and statistics stay. */
 void collector__cut(struct collector *c);
+/* Where a native frame's code is mapped, as the first sample of it saw. */
+struct collect_site {
+	const char *path;	/* the mapped file; NULL: none known */
+	const char *build_id;	/* its GNU build ID in hex, "" if none */
+	uint64_t start, limit, offset;	/* the mapping: [start, limit), file offset */
+	uint64_t addr;		/* the function's start (or the code's address) */
+};
+/* The site of a frame id, or NULL (kernel, Lua and JIT code, unknown). */
+const struct collect_site *collector__site(const struct collector *c, uint32_t frame);
 struct frametab *collector__frames(const struct collector *c);
 struct stacktab *collector__stacks(const struct collector *c, enum collect_view v);
 /* The call tree of one view, for the live view (windows, merged/raw). */

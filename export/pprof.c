@@ -40,11 +40,16 @@
 #define LB_NUM		3
 /* Mapping */
 #define M_ID		1
+#define M_MEMORY_START	2
+#define M_MEMORY_LIMIT	3
+#define M_FILE_OFFSET	4
+#define M_BUILD_ID	6
 #define M_FILENAME	5
 #define M_HAS_FUNCTIONS	7
 /* Location */
 #define L_ID		1
 #define L_MAPPING	2
+#define L_ADDRESS	3
 #define L_LINE		4
 /* Line */
 #define LN_FUNCTION	1
@@ -196,6 +201,7 @@ struct writer {
 	struct pbuf out, sub, line;
 	uint32_t nframes;
 	uint64_t *mapping_of;	/* frame id -> mapping id (0: none) */
+	uint64_t *addr_of;	/* frame id -> its address in its mapping (0: none) */
 	uint64_t nmappings;
 	uint64_t period;	/* ns per sample */
 	const struct pprof_meta *meta;
@@ -264,6 +270,8 @@ static void put_frame(struct writer *w, uint32_t id)
 	put_uint(&w->sub, L_ID, (uint64_t)id + 1);
 	if (w->mapping_of[id])
 		put_uint(&w->sub, L_MAPPING, w->mapping_of[id]);
+	if (w->addr_of[id])
+		put_uint(&w->sub, L_ADDRESS, w->addr_of[id]);
 	put_uint(&w->line, LN_FUNCTION, (uint64_t)id + 1);
 	if (line)
 		put_uint(&w->line, LN_LINE, line);
@@ -271,21 +279,27 @@ static void put_frame(struct writer *w, uint32_t id)
 	put_msg(&w->out, P_LOCATION, &w->sub);
 }
 
-/* A Mapping per module of native code, and one for the kernel, numbered in
-** the order of their first frames. */
+/* A Mapping per mapped file (or module) of native code, in the order of their
+** first frames, then one for the kernel. */
 static int put_mappings(struct writer *w)
 {
 	uint64_t *by_name = NULL;	/* string index of the file -> mapping id */
 	size_t cap = 0;
 
-	for (uint32_t id = 0; id < w->nframes; id++) {
+	/* Native code first: pprof takes the first mapping for the main binary. */
+	for (uint64_t k = 0; k < 2 * (uint64_t)w->nframes; k++) {
+		uint32_t id = (uint32_t)(k % w->nframes);
 		const struct frame *fr = frametab__get(w->ft, id);
-		const char *file = fr->kind == FRAME_KERNEL ? KERNEL_MAPPING :
+		struct pprof_site site = { 0 };
+		int has_site = fr->kind == FRAME_NATIVE && w->meta->site &&
+			       w->meta->site(id, &site, w->meta->site_ctx) && site.path;
+		const char *file = has_site ? site.path : fr->kind == FRAME_KERNEL ? KERNEL_MAPPING :
 				   fr->kind == FRAME_NATIVE ? fr->module : NULL;
 		uint64_t name;
 
-		if (!file)
+		if (!file || (k < w->nframes) != (fr->kind == FRAME_NATIVE))
 			continue;
+		w->addr_of[id] = has_site ? site.addr : 0;
 		name = strtab_str(&w->strs, file);
 		if (w->strs.err)
 			name = UINT64_MAX;
@@ -304,6 +318,14 @@ static int put_mappings(struct writer *w)
 		if (!by_name[name]) {
 			by_name[name] = ++w->nmappings;
 			put_uint(&w->sub, M_ID, w->nmappings);
+			if (has_site) {	/* the first frame's process's view of it */
+				put_uint(&w->sub, M_MEMORY_START, site.start);
+				put_uint(&w->sub, M_MEMORY_LIMIT, site.limit);
+				put_uint(&w->sub, M_FILE_OFFSET, site.offset);
+				if (site.build_id && *site.build_id)
+					put_uint(&w->sub, M_BUILD_ID,
+						 strtab_str(&w->strs, site.build_id));
+			}
 			put_uint(&w->sub, M_FILENAME, name);
 			put_uint(&w->sub, M_HAS_FUNCTIONS, 1);
 			put_msg(&w->out, P_MAPPING, &w->sub);
@@ -423,11 +445,13 @@ int pprof__write(FILE *f, const struct frametab *ft, const struct stacktab *st,
 	strpool__init(&w.strs.pool, 1024);
 	w.period = meta->freq ? 1000000000u / meta->freq : 0;
 	w.mapping_of = calloc((size_t)w.nframes + 1, sizeof(*w.mapping_of));
-	rc = w.mapping_of ? encode(&w, st, meta) : -ENOMEM;
+	w.addr_of = calloc((size_t)w.nframes + 1, sizeof(*w.addr_of));
+	rc = w.mapping_of && w.addr_of ? encode(&w, st, meta) : -ENOMEM;
 	if (!rc)
 		rc = write_gzip(f, w.out.p, w.out.n);
 	strtab_free(&w.strs);
 	free(w.mapping_of);
+	free(w.addr_of);
 	free(w.out.p);
 	free(w.sub.p);
 	free(w.line.p);

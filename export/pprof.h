@@ -6,8 +6,10 @@
 ** names, not addresses): a function's name is the frame's name, its file the
 ** frame's module (a Lua frame's chunk); a Lua name "f (chunk:N)" gives the
 ** function "f" in file "chunk" with start line N and a location at line N.
-** Native frames of one module share a mapping named after it; kernel frames
-** the mapping "[kernel.kallsyms]".
+** Native frames of one mapped file share its mapping (path, address range,
+** file offset, build ID; see pprof_meta.site), and a location there has the
+** frame's address; without a site, a mapping named after the module. Kernel
+** frames have the mapping "[kernel.kallsyms]".
 */
 #ifndef LUATOP_EXPORT_PPROF_H
 #define LUATOP_EXPORT_PPROF_H
@@ -29,6 +31,15 @@ struct pprof_label {
 /* The labels of label set id into out (at most PPROF_LABELS_MAX): how many. */
 typedef unsigned (*pprof_labels_fn)(uint32_t id, struct pprof_label *out, void *ctx);
 
+/* Where a native frame's code is mapped (a mapping and an address for it). */
+struct pprof_site {
+	const char *path, *build_id;	/* build_id in hex, "" or NULL if none */
+	uint64_t start, limit, offset;	/* the mapping */
+	uint64_t addr;			/* the frame's address */
+};
+/* The site of frame id into out: 1, or 0 when it has none. */
+typedef int (*pprof_site_fn)(uint32_t frame, struct pprof_site *out, void *ctx);
+
 struct pprof_meta {
 	unsigned freq;		/* sampling rate in Hz: period 1e9/freq ns */
 	uint64_t time_ns;	/* wall-clock start of the profile, ns since the epoch */
@@ -37,6 +48,11 @@ struct pprof_meta {
 	** labels go on the sample. */
 	pprof_labels_fn labels;
 	void *labels_ctx;
+	/* When set: native frames with a site get its mapping (path, range,
+	** build ID) and their address; the others a mapping named after their
+	** module. */
+	pprof_site_fn site;
+	void *site_ctx;
 };
 
 /*

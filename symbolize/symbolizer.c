@@ -37,6 +37,7 @@
 #define SY_DEBUG_ROOT	"/usr/lib/debug"
 #define SY_CRC_CHUNK	(256 * 1024)
 #define SY_CRC_MAX	(4ull << 30)	/* bigger debug files fail the CRC check */
+#define SY_BUILD_ID_MAX	64		/* bytes of a build ID kept (GNU: 20) */
 #define SY_STATUS_MAX	8192		/* bytes of /proc/PID/status searched for NSpid */
 
 /* -- Structures ----------------------------------------------------------- */
@@ -753,6 +754,31 @@ void symbolizer__delete(struct symbolizer *s)
 }
 
 /* Name a user address of pid. */
+/* The mapping m of a file-backed symbol, and the file's build ID, into out. */
+static void where_mapped(struct symbolizer *s, int pid, struct tfile *f,
+			 const struct procmap *m, struct symbol *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	const struct elfsyms *syms = f ? file_syms(s, pid, f) : NULL;
+	const uint8_t *id;
+	char text[2 * SY_BUILD_ID_MAX + 1];
+	size_t len = 0, n = 0;
+
+	id = syms ? elfsyms__build_id(syms, &len) : NULL;
+	for (size_t k = 0; id && k < len && k < SY_BUILD_ID_MAX; k++) {
+		text[n++] = hex[id[k] >> 4];
+		text[n++] = hex[id[k] & 15];
+	}
+	text[n] = '\0';
+	out->path = strpool__intern(&s->strs, m->path, strlen(m->path));
+	out->build_id = strpool__intern(&s->strs, text, n);
+	if (!out->build_id)
+		out->build_id = "";
+	out->map_start = m->start;
+	out->map_end = m->end;
+	out->map_offset = m->offset;
+}
+
 int symbolizer__user(struct symbolizer *s, int pid, uint64_t addr, struct symbol *out)
 {
 	const struct procmap *m;
@@ -760,9 +786,13 @@ int symbolizer__user(struct symbolizer *s, int pid, uint64_t addr, struct symbol
 	struct tproc *tp;
 	struct sy_proc *p;
 	ssize_t i;
+	int rc;
 
 	if (!out)
 		return -EINVAL;
+	out->path = NULL;
+	out->build_id = "";
+	out->map_start = out->map_end = out->map_offset = 0;
 	if (!s || pid <= 0 || !(tp = tmodel__proc(s->model, pid)) || (i = tproc__find(tp, addr)) < 0)
 		return unknown(out);
 	m = &tproc__maps(tp)->maps[i];
@@ -771,8 +801,10 @@ int symbolizer__user(struct symbolizer *s, int pid, uint64_t addr, struct symbol
 	module = module_name(s, m->path);
 	if (!module)
 		return unknown(out);	/* anonymous: JIT code without a perf map, heap */
-	return map_lookup(s, pid, tproc__file(tp, (size_t)i), module, addr - m->start + m->offset,
-			  out);
+	rc = map_lookup(s, pid, tproc__file(tp, (size_t)i), module, addr - m->start + m->offset,
+			out);
+	where_mapped(s, pid, tproc__file(tp, (size_t)i), m, out);
+	return rc;
 }
 
 /* Name a kernel address; kallsyms is loaded on the first call. */
@@ -783,6 +815,9 @@ int symbolizer__kernel(struct symbolizer *s, uint64_t addr, struct symbol *out)
 
 	if (!out)
 		return -EINVAL;
+	out->path = NULL;
+	out->build_id = "";
+	out->map_start = out->map_end = out->map_offset = 0;
 	if (!s)
 		return unknown(out);
 	if (!s->ksyms_tried) {

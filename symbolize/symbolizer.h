@@ -48,6 +48,12 @@ struct symbol {
 	const char *module;	/* basename of the mapped file ("libc.so.6"), "[jit]" for a
 				   perf map entry, "[kernel]" or a kernel module name, or NULL */
 	uint64_t offset;	/* into the symbol, or into the module when no symbol */
+	/* Where it is mapped, for exports that keep addresses (pprof): the
+	** mapping's path and range, its file offset and the file's GNU build ID
+	** in hex ("" if none). path NULL: not a file mapping (JIT code, kernel). */
+	const char *path;
+	const char *build_id;
+	uint64_t map_start, map_end, map_offset;
 };
 
 /*

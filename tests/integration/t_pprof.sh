@@ -39,6 +39,16 @@ grep -q '^samples/count cpu/nanoseconds' "$TMP/raw" || fail "sample types: $(hea
 grep -q '^PeriodType: cpu nanoseconds' "$TMP/raw" || fail "period type: $(head -5 "$TMP/raw")"
 grep -q '^Period: 2004008$' "$TMP/raw" || fail "period of 499 Hz: $(grep Period "$TMP/raw")"
 
+# Native code has its mapping: the binary's path, range, offset and build ID,
+# the binary first (pprof's main binary); the kernel its own mapping.
+lj=$(readlink -f "$(lj_bin openresty)")
+id=$(readelf -n "$lj" | sed -n 's/.*Build ID: *//p')
+sed -n '/^Mappings/,$p' "$TMP/raw" >"$TMP/maps"
+sed -n 2p "$TMP/maps" | grep -Eq "^1: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ $lj $id " ||
+	fail "first mapping is not $lj with build ID $id: $(cat "$TMP/maps")"
+grep -q '\[kernel.kallsyms\]' "$TMP/maps" || fail "no kernel mapping: $(cat "$TMP/maps")"
+grep -Eq '^ +[0-9]+: 0x[0-9a-f]*[1-9a-f][0-9a-f]* M=1 ' "$TMP/raw" || fail "no native location with an address"
+
 # Labels per sample: process, thread, VM state, merge outcome.
 pprof -tags "$TMP/p.pb.gz" >"$TMP/tags" || fail "-tags: $(cat "$TMP/go.err")"
 for t in "process_id:" "thread_id:" "vm_state:" "): JIT" "merge:" "): merged"; do
