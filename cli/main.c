@@ -413,6 +413,11 @@ static int run(struct session *s)
 	}
 	if (!rc && o->cmd)
 		rc = target__release(&s->targets[0], err, sizeof(err));
+	/* The command has exec'd: its tables (and the maps its names come from)
+	** are luatop's own fork's until re-read; read them now, not when the
+	** first samples of the new image have already gone unknown. */
+	if (!rc && o->cmd)
+		tables__sync(sampler__tables(s->sampler), (int)s->targets[0].pid, 0, 1);
 	if (rc)
 		return die(1, err);
 	/* Sampling starts now: the run's (and the first interval's) clock. */
