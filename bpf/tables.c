@@ -351,6 +351,21 @@ int tables__add_target(struct tables *t, int pid)
 	return load_proc(t, p);
 }
 
+int tables__remove_target(struct tables *t, int pid)
+{
+	struct tb_proc *p = proc_of(t, pid);
+	uint32_t tgid = (uint32_t)pid;
+
+	if (!p || !pid)
+		return -ENOENT;
+	/* Out of the filter first: the BPF side stops reading its slots. */
+	if (bpf_map_delete_elem(t->maps.targets_fd, &tgid) && errno != ENOENT)
+		return -errno;
+	free(p->cur);
+	memset(p, 0, sizeof(*p));
+	return 0;
+}
+
 int tables__sync(struct tables *t, int pid, unsigned min_interval_ms, int force)
 {
 	struct tb_proc *p = proc_of(t, pid);

@@ -35,6 +35,9 @@ struct tables *tables__new(const struct tables_maps *maps, struct tmodel *model)
 void tables__delete(struct tables *t);
 /* Start profiling pid: load its tables and add it to the BPF target filter. */
 int tables__add_target(struct tables *t, int pid);
+/* Stop profiling pid (it exited): out of the BPF filter, its slot free for
+** another; the files' rows stay for other processes. 0 or -errno. */
+int tables__remove_target(struct tables *t, int pid);
 /* Re-read pid's mappings and reload what changed (dlopen, exec). Cheap when
 ** nothing changed; at most every min_interval_ms unless force. 0 or -errno. */
 int tables__sync(struct tables *t, int pid, unsigned min_interval_ms, int force);

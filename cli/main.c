@@ -18,6 +18,7 @@
 #include "bpf/tables.h"
 #include "cli/capture.h"
 #include "cli/record.h"
+#include "cli/scan.h"
 #include "collect/collect.h"
 #include "merge/merge.h"
 #include "cli/options.h"
@@ -149,6 +150,10 @@ static int setup_targets(struct session *s, char *err, size_t errlen)
 	if (o->cmd) {
 		s->ntargets = 1;
 		return target__spawn(o->cmd, !o->output, &s->targets[0], err, errlen);
+	}
+	if (o->all) {	/* targets join once the sampler runs (session__follow) */
+		s->scan = calloc(1, sizeof(*s->scan));
+		return s->scan ? 0 : -(errno = ENOMEM);
 	}
 	for (unsigned i = 0; i < o->npids; i++) {
 		struct target *t = &s->targets[s->ntargets];
@@ -395,6 +400,7 @@ static int run(struct session *s)
 	collector__set_lines(s->collector, o->lines);
 	collector__set_mark_fallback(s->collector, o->mark_fallback);
 	collector__set_exact_addresses(s->collector, o->raw);
+	collector__set_process_roots(s->collector, o->all);
 	if (set_trace_rule(s->collector))
 		return EXIT_USAGE;
 	s->start_ns = session__now();	/* the output's name may need the time */
@@ -420,6 +426,7 @@ static int run(struct session *s)
 		tables__sync(sampler__tables(s->sampler), (int)s->targets[0].pid, 0, 1);
 	if (rc)
 		return die(1, err);
+	session__follow(s);	/* --all: the LuaJIT processes running now */
 	/* Sampling starts now: the run's (and the first interval's) clock. */
 	s->start_ns = session__now();
 	s->start_wall_ns = session__wall();
@@ -484,6 +491,7 @@ int main(int argc, char **argv)
 	rc = run(&s);
 	output__discard(&s.out);
 	sampler__delete(s.sampler);
+	free(s.scan);
 	for (unsigned i = 0; i < s.ntargets; i++)
 		target__close(&s.targets[i]);
 	collector__delete(s.collector);

@@ -14,7 +14,7 @@
 #include "cli/options.h"
 
 enum { OPT_DURATION = 256, OPT_RAW, OPT_CAPTURE, OPT_RECORD, OPT_LINES, OPT_MARK_FALLBACK,
-       OPT_FORMAT, OPT_EVERY };
+       OPT_FORMAT, OPT_EVERY, OPT_ALL };
 
 static const struct option long_opts[] = {
 	{ "pid",	required_argument, NULL, 'p' },
@@ -22,6 +22,7 @@ static const struct option long_opts[] = {
 	{ "output",	required_argument, NULL, 'o' },
 	{ "format",	required_argument, NULL, OPT_FORMAT },
 	{ "every",	required_argument, NULL, OPT_EVERY },
+	{ "all",	no_argument,	   NULL, OPT_ALL },
 	{ "duration",	required_argument, NULL, OPT_DURATION },
 	{ "delay",	required_argument, NULL, 'd' },
 	{ "raw",	no_argument,	   NULL, OPT_RAW },
@@ -47,6 +48,8 @@ static const char usage[] =
 "\n"
 "Target:\n"
 "  -p, --pid PID[,PID...]   profile running processes (all their threads)\n"
+"      --all                every process of this host that runs LuaJIT, also those\n"
+"                           that start later; each stack rooted at [PID comm]\n"
 "  -- COMMAND [ARGS...]     start COMMAND and profile it from its first instruction;\n"
 "                           luatop exits with its status (128+N: killed by signal N)\n"
 "\n"
@@ -214,6 +217,9 @@ static int parse_one(struct options *o, int c, const char *arg, char *err, size_
 			return fail(err, errlen, "invalid format '%s' (folded or pprof)", arg);
 		o->format_set = 1;
 		return 0;
+	case OPT_ALL:
+		o->all = 1;
+		return 0;
 	case OPT_EVERY:
 		if (parse_seconds(arg, &o->every) || o->every < 1)
 			return fail(err, errlen, "invalid interval '%s' (seconds >= 1)", arg);
@@ -266,17 +272,17 @@ static int check(const struct options *o, char *err, size_t errlen)
 {
 	if (o->help || o->version)
 		return 0;
-	if (o->input && (o->npids || o->cmd || o->duration || o->capture || o->record ||
+	if (o->input && (o->npids || o->cmd || o->all || o->duration || o->capture || o->record ||
 			 o->raw || o->lines || o->mark_fallback))
 		return fail(err, errlen, "-i FILE shows (or with -o converts) a file: it takes "
-			    "no -p, -- COMMAND, --duration, --capture, --record, --raw, --lines "
+			    "no -p, -- COMMAND, --all, --duration, --capture, --record, --raw, --lines "
 			    "or --mark-fallback");
 	if (o->input)
 		return 0;
-	if (!o->npids && !o->cmd)
-		return fail(err, errlen, "no target: give -p PID or -- COMMAND (try --help)");
-	if (o->npids && o->cmd)
-		return fail(err, errlen, "give either -p PID or -- COMMAND, not both");
+	if (!o->npids && !o->cmd && !o->all)
+		return fail(err, errlen, "no target: give -p PID, -- COMMAND or --all (try --help)");
+	if (!!o->npids + !!o->cmd + !!o->all > 1)
+		return fail(err, errlen, "give one of -p PID, -- COMMAND and --all");
 	if (o->duration && !o->output)
 		return fail(err, errlen, "--duration needs -o FILE (batch mode)");
 	if (o->format_set && !o->output)

@@ -21,6 +21,7 @@ struct options {
 	int pids[OPT_MAX_PIDS];	/* -p */
 	unsigned npids;
 	char **cmd;		/* -- CMD ARGS..., NULL-terminated; NULL if none */
+	int all;		/* --all: every LuaJIT process of the host */
 	unsigned freq;		/* -F, samples per second */
 	const char *output;	/* -o FILE, "-" for stdout; NULL: the TUI */
 	enum out_format format;	/* --format, or from -o's name */

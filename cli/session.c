@@ -9,7 +9,9 @@
 #include "bpf/tables.h"
 #include "collect/collect.h"
 #include "lua/detect.h"
+#include "cli/scan.h"
 #include "cli/session.h"
+#include "proc/model.h"
 
 /*
 ** Tell the collector each target's LuaJIT build as soon as the sampler's
@@ -70,6 +72,7 @@ int session__pump(struct session *s, int timeout_ms)
 	collector__epoch(s->collector, session__now());
 	rc = sampler__consume(s->sampler);
 	learn_luajit(s);
+	session__follow(s);
 	return rc;
 }
 
@@ -79,7 +82,73 @@ unsigned session__alive(struct session *s)
 
 	for (unsigned i = 0; i < s->ntargets; i++)
 		alive += !target__poll_exit(&s->targets[i]);
-	return alive;
+	return s->opt->all ? 1 : alive;	/* --all waits for processes to come */
+}
+
+/* --all: start profiling pid (found running LuaJIT). */
+static void join(pid_t pid, void *ctx)
+{
+	struct session *s = ctx;
+	struct target *t = &s->targets[s->ntargets];
+	char err[256];
+
+	if (s->ntargets == OPT_MAX_PIDS) {
+		if (!s->full_warned++)
+			lt_log(LT_LOG_WARN, "--all: %d LuaJIT processes already: PID %d and "
+			       "later ones are not profiled", OPT_MAX_PIDS, (int)pid);
+		return;
+	}
+	if (target__check(pid, t, err, sizeof(err)))
+		return;	/* gone already, or not ours to trace */
+	if (tables__add_target(sampler__tables(s->sampler), t->pid)) {
+		target__close(t);
+		return;
+	}
+	collector__set_process_name(s->collector, t->pid, t->comm);
+	s->vm_known[s->ntargets] = s->vm_noticed[s->ntargets] = 0;
+	s->gone[s->ntargets] = 0;
+	s->ntargets++;
+	lt_log(LT_LOG_DEBUG, "--all: profiling PID %d (%s)", (int)t->pid, t->comm);
+}
+
+/* --all: forget target i, which exited a look ago (its last samples are in). */
+static void drop(struct session *s, unsigned i)
+{
+	struct target *t = &s->targets[i];
+	unsigned last = s->ntargets - 1;
+
+	tables__remove_target(sampler__tables(s->sampler), t->pid);
+	collector__forget(s->collector, t->pid);
+	tmodel__forget(s->model, t->pid);
+	target__close(t);
+	s->targets[i] = s->targets[last];
+	s->vm_known[i] = s->vm_known[last];
+	s->vm_noticed[i] = s->vm_noticed[last];
+	s->gone[i] = s->gone[last];
+	s->ntargets--;
+}
+
+void session__follow(struct session *s)
+{
+	pid_t skip[OPT_MAX_PIDS];
+	uint64_t now = session__now();
+
+	if (!s->opt->all || !s->sampler || !s->scan || now < s->scan->next_ns)
+		return;
+	s->scan->next_ns = now + SESSION_SCAN_NS;
+	if (now >= s->scan->forget_ns) {	/* a process may load LuaJIT later */
+		s->scan->nseen = 0;
+		s->scan->forget_ns = now + SESSION_RESCAN_NS;
+	}
+	for (unsigned i = s->ntargets; i-- > 0;) {
+		if (s->gone[i])
+			drop(s, i);
+		else if (target__poll_exit(&s->targets[i]))
+			s->gone[i] = 1;
+	}
+	for (unsigned i = 0; i < s->ntargets; i++)
+		skip[i] = s->targets[i].pid;
+	scan__luajit(s->scan, s->model, skip, s->ntargets, join, s);
 }
 
 uint64_t session__lost(const struct session *s)
@@ -89,7 +158,9 @@ uint64_t session__lost(const struct session *s)
 
 void session__describe(const struct session *s, char *out, size_t outsz)
 {
-	if (s->ntargets == 1)
+	if (s->opt->all)
+		snprintf(out, outsz, "all LuaJIT processes (%u now)", s->ntargets);
+	else if (s->ntargets == 1)
 		snprintf(out, outsz, "PID %d (%s)", (int)s->targets[0].pid, s->targets[0].comm);
 	else
 		snprintf(out, outsz, "%u processes", s->ntargets);

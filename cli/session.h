@@ -20,6 +20,11 @@ struct tmodel;
 #define SESSION_INGEST_NS	20	/* ingest times are counted in steps of this */
 #define SESSION_INGEST_BUCKETS	5000	/* up to 100 us */
 
+#define SESSION_SCAN_NS		1000000000ull	/* --all: look for new processes this often */
+#define SESSION_RESCAN_NS	30000000000ull	/* ... and at those without LuaJIT again */
+
+struct scan;
+
 struct session {
 	const struct options *opt;
 	struct target targets[OPT_MAX_PIDS];
@@ -53,6 +58,9 @@ struct session {
 	uint64_t written_samples;	/* samples in the files written */
 	unsigned files;			/* files written */
 	unsigned captured;		/* fixtures written (--capture) */
+	struct scan *scan;		/* --all: processes looked at */
+	unsigned char gone[OPT_MAX_PIDS];	/* --all: seen exited (dropped at the next look) */
+	int full_warned;		/* --all: said that the target table is full */
 	int capture_failed;
 };
 
@@ -69,6 +77,9 @@ uint64_t session__lost(const struct session *s);
 ** quiet is 0); sets s->luajit for the header. final: the last chance (spawned
 ** commands are only known after their exec). */
 void session__luajit_notice(struct session *s, int quiet, int final);
+/* --all: join the LuaJIT processes that started (at most every second), drop
+** the ones that exited. */
+void session__follow(struct session *s);
 /* "PID 1234 (luajit)" or "3 processes", for headers and messages. */
 void session__describe(const struct session *s, char *out, size_t outsz);
 

@@ -14,6 +14,7 @@
 ** the target exits.
 */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +67,10 @@ struct collector {
 	struct stacktab *stacks[COLLECT_VIEW__COUNT];	/* merged, raw: for export */
 	struct stacktab *labelled[COLLECT_VIEW__COUNT];	/* ... keyed [label set, frames] */
 	struct labelsets labels;	/* the sets of labelled */
+	int proc_roots;		/* root every stack at its process's frame */
+	struct { int pid; uint32_t frame; } roots[LT_MAX_TARGETS];	/* "[PID comm]" */
+	unsigned nroots;
+	uint32_t root;		/* this sample's, UINT32_MAX: none */
 	struct collect_site *sites;	/* frame id -> where its code is mapped */
 	size_t sites_cap;
 	int labels_on;		/* keep labelled */
@@ -165,6 +170,39 @@ struct stacktab *collector__labelled(const struct collector *c, enum collect_vie
 const struct collect_labels *collector__label_set(const struct collector *c, uint32_t id)
 {
 	return labelsets__get(&c->labels, id);
+}
+
+void collector__set_process_roots(struct collector *c, int on)
+{
+	c->proc_roots = on;
+}
+
+int collector__set_process_name(struct collector *c, int pid, const char *comm)
+{
+	char name[96];
+	unsigned i;
+
+	for (i = 0; i < c->nroots && c->roots[i].pid != pid; i++)
+		;
+	if (i == LT_MAX_TARGETS) {	/* reuse the slot of the oldest */
+		memmove(c->roots, c->roots + 1, (LT_MAX_TARGETS - 1) * sizeof(c->roots[0]));
+		i = --c->nroots;
+	}
+	snprintf(name, sizeof(name), "[%d %s]", pid, comm && *comm ? comm : "?");
+	c->roots[i].pid = pid;
+	c->roots[i].frame = frametab__intern(c->frames, FRAME_SPECIAL, name, NULL);
+	if (i == c->nroots)
+		c->nroots++;
+	return c->roots[i].frame == UINT32_MAX ? -ENOMEM : 0;
+}
+
+/* The "[PID comm]" frame of pid (named "[PID ?]" if never told its name). */
+static uint32_t root_of(struct collector *c, int pid)
+{
+	for (unsigned i = 0; i < c->nroots; i++)
+		if (c->roots[i].pid == pid)
+			return c->roots[i].frame;
+	return collector__set_process_name(c, pid, NULL) ? UINT32_MAX : c->roots[c->nroots - 1].frame;
 }
 
 void collector__cut(struct collector *c)
@@ -440,7 +478,13 @@ static int resolve(struct collector *c, unsigned n, uint32_t *len)
 	uint32_t sep = frametab__special(c->frames, SPECIAL_LUA);
 
 	*len = 0;
-	for (unsigned i = 0; i < n; i++) {
+	if (c->proc_roots) {
+		if (c->root == UINT32_MAX)
+			return -ENOMEM;
+		c->marks[*len] = 0;
+		c->path[(*len)++] = c->root;
+	}
+	for (unsigned i = 0; i < n && *len < MG_MAX_OUT + 1; i++) {
 		const struct mg_ref *r = &c->refs[i];
 		uint32_t id = r->source == MG_NATIVE ? c->nat[r->index] :
 			      r->source == MG_KERNEL ? c->ker[r->index] :
@@ -451,7 +495,7 @@ static int resolve(struct collector *c, unsigned n, uint32_t *len)
 		c->marks[*len] = r->source == MG_LUA ? c->lua_marks[r->index] : 0;
 		c->path[(*len)++] = id;
 	}
-	if (!*len) {
+	if (*len == (c->proc_roots ? 1u : 0u)) {
 		c->stats.empty++;
 		c->marks[*len] = 0;
 		c->path[(*len)++] = frametab__special(c->frames, SPECIAL_UNKNOWN);
@@ -516,6 +560,7 @@ int collector__add(struct collector *c, const struct lt_sample *s)
 	}
 	gather(c, s, &in);
 	count(c, s, &in);
+	c->root = c->proc_roots ? root_of(c, (int)s->tgid) : UINT32_MAX;
 	result = merge__stacks(&in, c->refs, &nref, &reason);
 	fb = result == MG_FALLBACK;
 	c->stats.merged_window += result == MG_MERGED_WINDOW;

@@ -80,6 +80,10 @@ struct stacktab *collector__labelled(const struct collector *c, enum collect_vie
 /* A label set by id, or NULL. */
 struct collect_labels;
 const struct collect_labels *collector__label_set(const struct collector *c, uint32_t id);
+/* Root every stack at a frame "[PID comm]" of its process (--all). */
+void collector__set_process_roots(struct collector *c, int on);
+/* The comm of pid for its root frame; 0 or -ENOMEM. */
+int collector__set_process_name(struct collector *c, int pid, const char *comm);
 /* Zero the counts of every stack table (--every, between intervals); frames,
 ** names, label sets and statistics stay. */
 void collector__cut(struct collector *c);

@@ -1,0 +1,108 @@
+/*
+** Finding LuaJIT processes for --all.
+*/
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/scan.h"
+#include "lua/detect.h"
+#include "proc/model.h"
+#include "proc/procmaps.h"
+
+/* The start time of pid (clock ticks since boot, /proc/PID/stat field 22),
+** 0 if unknown; and whether it is a kernel thread (flags field 9). */
+static uint64_t start_of(pid_t pid, int *kthread)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long start = 0;
+	unsigned long flags = 0;
+	ssize_t n;
+	int fd;
+
+	*kthread = 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* the comm may hold anything */
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu %*u %*u %*u %*u %*u %*u %*d %*d"
+			 " %*d %*d %*d %*d %llu", &flags, &start) != 2)
+		return 0;
+	*kthread = !!(flags & 0x00200000);	/* PF_KTHREAD */
+	return start;
+}
+
+static int seen(const struct scan *sc, pid_t pid, uint64_t start)
+{
+	for (unsigned i = 0; i < sc->nseen; i++)
+		if (sc->seen[i].pid == pid && sc->seen[i].start == start)
+			return 1;
+	return 0;
+}
+
+/* Does pid map a file with a LuaJIT VM in it? */
+static int runs_luajit(struct tmodel *model, pid_t pid)
+{
+	struct tproc *tp = tmodel__proc(model, pid);
+	const struct procmaps *pm = tp ? tproc__maps(tp) : NULL;
+
+	for (size_t i = 0; pm && i < pm->n; i++) {
+		const struct luabuild *lj;
+		struct tfile *f;
+
+		if (!pm->maps[i].exec || !pm->maps[i].path[0] || pm->maps[i].path[0] == '[')
+			continue;
+		f = tproc__file(tp, i);
+		lj = f ? luabuild__of_file(f) : NULL;
+		if (lj && lj->found)
+			return 1;
+	}
+	return 0;
+}
+
+void scan__luajit(struct scan *sc, struct tmodel *model, const pid_t *skip, unsigned nskip,
+		  void (*found)(pid_t pid, void *ctx), void *ctx)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	pid_t self = getpid();
+
+	while (d && (e = readdir(d))) {
+		char *end;
+		long v = strtol(e->d_name, &end, 10);
+		pid_t pid = (pid_t)v;
+		uint64_t start;
+		int kthread, skipped = pid == self;
+
+		if (*end || v <= 0 || v > INT32_MAX || !isdigit((unsigned char)e->d_name[0]))
+			continue;
+		for (unsigned i = 0; i < nskip && !skipped; i++)
+			skipped = skip[i] == pid;
+		start = start_of(pid, &kthread);
+		if (skipped || !start || seen(sc, pid, start))
+			continue;
+		if (!kthread && runs_luajit(model, pid)) {
+			found(pid, ctx);
+			continue;
+		}
+		tmodel__forget(model, pid);
+		if (sc->nseen == SCAN_MAX) {	/* forget the oldest half */
+			memmove(sc->seen, sc->seen + SCAN_MAX / 2, (SCAN_MAX / 2) * sizeof(sc->seen[0]));
+			sc->nseen = SCAN_MAX / 2;
+		}
+		sc->seen[sc->nseen].pid = pid;
+		sc->seen[sc->nseen++].start = start;
+	}
+	if (d)
+		closedir(d);
+}
