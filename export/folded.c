@@ -461,6 +461,8 @@ static int rd_parse(struct rd *r, char *s, size_t len)
 	uint64_t count;
 	int err, last;
 
+	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+		len--;	/* what other tools leave after the count */
 	if (rd_blank(s, len))
 		return 0;
 	r->why = "NUL byte";

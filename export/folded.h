@@ -44,7 +44,8 @@ size_t folded__sanitize(const char *name, char *out, size_t outsz);
 ** Read a folded file into ft/st (for `luatop -i FILE`): frames ending "_[k]"
 ** become FRAME_KERNEL (suffix stripped); "_[j]" FRAME_LUA_JIT (stripped);
 ** "[fallback]" and "-" FRAME_SPECIAL; everything else FRAME_NATIVE.
-** Tolerates CRLF and a trailing line without '\n'; blank lines skipped.
+** Tolerates CRLF, spaces and tabs after the count, and a trailing line
+** without '\n'; blank lines skipped.
 ** A malformed line (no space + positive integer count, count above 2^63 or
 ** counts that add up to 2^64 or more,
 ** empty frame, NUL byte, line longer than FOLDED_LINE_MAX) -> returns -EINVAL

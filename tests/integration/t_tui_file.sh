@@ -54,6 +54,20 @@ rc=$(tui_exit 10)
 [ "$rc" = 0 ] || fail "exit status $rc: $(cat "$TMP/tui.err")"
 tui_restored
 
+# The same profile as pprof (-i x.folded -o x.pb.gz) shows the same.
+"$LUATOP" -i "$d/x.folded" -o "$d/x.pb.gz" 2>"$TMP/err" || fail "to pprof: $(cat "$TMP/err")"
+chmod 644 "$d/x.pb.gz"
+tmx kill-session -t t
+# shellcheck disable=SC2086
+tui_start 120 30 $run_as_nobody "$d/luatop" -i "$d/x.pb.gz"
+tui_wait ' FILE '
+tui_wait 'compute'
+tui_wait '1,000 samples'
+tui_wait 'fallback 15\.0%'
+tui_keys q
+rc=$(tui_exit 10)
+[ "$rc" = 0 ] || fail "pprof file: exit status $rc: $(cat "$TMP/tui.err")"
+
 # Errors: one line naming the file and what is wrong, exit 1 (2 without a terminal).
 printf 'a;b 3\nc;d x\n' >"$TMP/bad.folded"
 "$LUATOP" -i "$TMP/bad.folded" >"$TMP/out" 2>"$TMP/err" </dev/null
