@@ -2,7 +2,7 @@
 # Soak run (issue 16): luatop for SOAK_MINUTES at SOAK_HZ on nginx with the Lua module
 # (master + 2 workers, a Lua content handler doing real work) under loopback wrk load,
 # the live view redrawing in a detached tmux terminal, workers restarted at the midpoint
-# (nginx -s reload). A second luatop in batch mode (-o, --duration, -v) on the same PIDs
+# (nginx -s reload). A second luatop in batch mode (-o, --duration, -v) on the same targets
 # gives the record of samples and lost samples. Every SOAK_PERIOD seconds: RSS (VmRSS),
 # peak RSS (VmHWM) and CPU (utime+stime) of both luatops, the live view's sample count
 # and lost share, and nginx's requests per second (stub_status). At the end: both
@@ -14,7 +14,9 @@
 #   SOAK_MINUTES=1 sh bench/soak.sh      a short run (reload at 30 s)
 #
 # Knobs: SOAK_MINUTES (30), SOAK_HZ (999), SOAK_PERIOD (30 s between rows), SOAK_CONNS
-# (wrk connections, 4), SOAK_KEEP=1 (keep the temp dir), LUATOP (.output/luatop).
+# (wrk connections, 4), SOAK_KEEP=1 (keep the temp dir), LUATOP (.output/luatop),
+# SOAK_TARGET (all: luatop --all, following the reloaded workers, and wrk, which
+# embeds LuaJIT too; pids: -p with the PIDs of the start).
 # Exit 0: no crash; 1: a luatop crashed, exited early, failed or hung on quit; 2: the
 # set-up failed (missing tools, nginx).
 set -u
@@ -184,16 +186,23 @@ requests() { curl -s -m 2 "http://127.0.0.1:$port/status" | awk 'NR == 3 { print
 wrk -t1 -c"$conns" -d$((secs + 60))s --timeout 5s "http://127.0.0.1:$port/" >"$tmp/wrk.log" 2>&1 &
 load=$!
 pids=$(echo "$master $wk" | tr ' ' ',')
+# --all (the default) follows the workers a reload starts; SOAK_TARGET=pids keeps
+# the PIDs of the start (the old workers exit at the reload, the master stays).
+case ${SOAK_TARGET:-all} in
+all) target="--all" ;;
+*) target="-p $pids" ;;
+esac
 echo "soak: ${secs}s at $hz Hz, nginx master $master, workers $wk, port $port, wrk -c$conns; reload at ${half}s" >&2
 cat >"$tmp/live.sh" <<EOF
-'$LUATOP' -d 1 -F $hz -p $pids 2>'$tmp/live.err'
+'$LUATOP' -d 1 -F $hz $target 2>'$tmp/live.err'
 echo \$? >'$tmp/live.rc.tmp' && mv '$tmp/live.rc.tmp' '$tmp/live.rc'
 exec sleep 3600
 EOF
 tmx new-session -d -s soak -x 160 -y 45 \
 	"env TERM=tmux-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 sh $tmp/live.sh" || die "tmux new-session failed"
 pane=$(tmx display-message -p -t soak '#{pane_pid}')
-"$LUATOP" -v -F "$hz" -p "$pids" --duration $((secs + 120)) -o "$tmp/batch.folded" 2>"$tmp/batch.err" &
+# shellcheck disable=SC2086
+"$LUATOP" -v -F "$hz" $target --duration $((secs + 120)) -o "$tmp/batch.folded" 2>"$tmp/batch.err" &
 batch=$!
 i=0
 while [ -z "$live" ] && [ $i -lt 100 ]; do
