@@ -159,7 +159,7 @@ uint64_t session__lost(const struct session *s)
 void session__describe(const struct session *s, char *out, size_t outsz)
 {
 	if (s->opt->all)
-		snprintf(out, outsz, "all LuaJIT processes (%u now)", s->ntargets);
+		snprintf(out, outsz, "all LuaJIT processes");	/* they come and go */
 	else if (s->ntargets == 1)
 		snprintf(out, outsz, "PID %d (%s)", (int)s->targets[0].pid, s->targets[0].comm);
 	else

@@ -31,6 +31,9 @@ n=$(ls "$TMP/ev" | grep -c '^idle-')
 [ "$n" = 3 ] || fail "idle: $n files for 3 s every 1 s: $(ls "$TMP/ev")"
 for f in "$TMP/ev"/idle-*; do
 	"$LUATOP" -i "$f" -o "$TMP/idle.folded" 2>"$TMP/err2" || fail "$f unreadable: $(cat "$TMP/err2")"
+	HOME=$TMP go tool pprof -symbolize=none -raw "$f" >"$TMP/raw" 2>"$TMP/err2" ||
+		fail "go tool pprof cannot read $f: $(cat "$TMP/err2")"
+	grep -q '^samples/count cpu/nanoseconds' "$TMP/raw" || fail "$f: $(head -3 "$TMP/raw")"
 done
 expect_error 2 '--every needs -o' "$LUATOP" --every 2 -p 1
 expect_error 2 "put %t" "$LUATOP" --every 2 -o "$TMP/x.folded" -p 1
