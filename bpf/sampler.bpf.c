@@ -360,9 +360,11 @@ int sample(struct bpf_perf_event_data *ctx)
 
 	/* A wakeup per sample costs more than the whole walk (an irq_work,
 	** ~8 us in a VM): user space polls on a timer and is woken only when
-	** the ring fills up. */
-	flags = bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) > wakeup_bytes ?
-		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	** the ring fills up, or when code the tables do not know runs (a
+	** library just mapped, a new JIT area): until user space loads it, every
+	** sample there is cut short, so it is told now, not at its next timer. */
+	flags = bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) > wakeup_bytes ||
+		(w->s.flags & LT_SAMPLE_NEW_CODE) ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 	if (bpf_ringbuf_output(&samples, &w->s, size, flags))
 		count_drop(LT_DROP_RINGBUF_FULL);
 	if (capture_every && sw->capturing)

@@ -60,7 +60,8 @@ static int check_kernel(void)
 	return -1;
 }
 
-#define RESYNC_MS	100	/* at most one maps re-read per process per this */
+#define RESYNC_MS	5	/* at most one maps re-read per process per this (new
+				   code: the sampler wakes the reader at once) */
 
 static void count_ingest(struct session *s, uint64_t ns)
 {
