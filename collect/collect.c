@@ -51,6 +51,11 @@ struct lua_id {
 	uint32_t id;
 };
 
+struct proc_root {
+	int pid;
+	uint32_t frame;		/* "[PID comm]" */
+};
+
 struct collector {
 	struct symbolizer *sym;
 	struct luanames *names;	/* names of Lua frames */
@@ -68,8 +73,9 @@ struct collector {
 	struct stacktab *labelled[COLLECT_VIEW__COUNT];	/* ... keyed [label set, frames] */
 	struct labelsets labels;	/* the sets of labelled */
 	int proc_roots;		/* root every stack at its process's frame */
-	struct { int pid; uint32_t frame; } roots[LT_MAX_TARGETS];	/* "[PID comm]" */
-	unsigned nroots;
+	struct proc_root *roots;	/* pid -> "[PID comm]": open addressing, pid 0
+					   empty; kept after the process exits */
+	size_t nroots, roots_cap;
 	uint32_t root;		/* this sample's, UINT32_MAX: none */
 	struct collect_site *sites;	/* frame id -> where its code is mapped */
 	size_t sites_cap;
@@ -149,6 +155,7 @@ void collector__delete(struct collector *c)
 		calltree__delete(c->tree[v]);
 	}
 	labelsets__free(&c->labels);
+	free(c->roots);
 	free(c->sites);
 	free(c);
 }
@@ -177,32 +184,63 @@ void collector__set_process_roots(struct collector *c, int on)
 	c->proc_roots = on;
 }
 
+/* The slot of pid in the roots table (its own, or the empty one it would take). */
+static size_t root_slot(const struct collector *c, int pid)
+{
+	size_t i = ((size_t)(unsigned)pid * 0x9e3779b1u) & (c->roots_cap - 1);
+
+	while (c->roots[i].pid && c->roots[i].pid != pid)
+		i = (i + 1) & (c->roots_cap - 1);
+	return i;
+}
+
+static int roots_grow(struct collector *c)
+{
+	size_t old = c->roots_cap, n = old ? 2 * old : 64;
+	struct proc_root *prev = c->roots;
+
+	c->roots = calloc(n, sizeof(*c->roots));
+	if (!c->roots) {
+		c->roots = prev;
+		return -ENOMEM;
+	}
+	c->roots_cap = n;
+	for (size_t i = 0; i < old; i++)
+		if (prev[i].pid)
+			c->roots[root_slot(c, prev[i].pid)] = prev[i];
+	free(prev);
+	return 0;
+}
+
 int collector__set_process_name(struct collector *c, int pid, const char *comm)
 {
 	char name[96];
-	unsigned i;
+	uint32_t frame;
+	size_t i;
 
-	for (i = 0; i < c->nroots && c->roots[i].pid != pid; i++)
-		;
-	if (i == LT_MAX_TARGETS) {	/* reuse the slot of the oldest */
-		memmove(c->roots, c->roots + 1, (LT_MAX_TARGETS - 1) * sizeof(c->roots[0]));
-		i = --c->nroots;
-	}
+	if ((c->nroots + 1) * 2 > c->roots_cap && roots_grow(c))
+		return -ENOMEM;
 	snprintf(name, sizeof(name), "[%d %s]", pid, comm && *comm ? comm : "?");
-	c->roots[i].pid = pid;
-	c->roots[i].frame = frametab__intern(c->frames, FRAME_SPECIAL, name, NULL);
-	if (i == c->nroots)
-		c->nroots++;
-	return c->roots[i].frame == UINT32_MAX ? -ENOMEM : 0;
+	frame = frametab__intern(c->frames, FRAME_SPECIAL, name, NULL);
+	if (frame == UINT32_MAX)
+		return -ENOMEM;
+	i = root_slot(c, pid);
+	c->nroots += !c->roots[i].pid;
+	c->roots[i].pid = pid;	/* a reused PID takes its new name */
+	c->roots[i].frame = frame;
+	return 0;
 }
 
 /* The "[PID comm]" frame of pid (named "[PID ?]" if never told its name). */
 static uint32_t root_of(struct collector *c, int pid)
 {
-	for (unsigned i = 0; i < c->nroots; i++)
-		if (c->roots[i].pid == pid)
-			return c->roots[i].frame;
-	return collector__set_process_name(c, pid, NULL) ? UINT32_MAX : c->roots[c->nroots - 1].frame;
+	size_t i;
+
+	if (c->roots_cap && c->roots[i = root_slot(c, pid)].pid)
+		return c->roots[i].frame;
+	if (collector__set_process_name(c, pid, NULL))
+		return UINT32_MAX;
+	return c->roots[root_slot(c, pid)].frame;
 }
 
 void collector__cut(struct collector *c)

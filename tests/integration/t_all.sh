@@ -27,5 +27,6 @@ grep -q "^\[$early luajit\];_start;" "$TMP/all.folded" || fail "no [PID comm] ro
 grep -q "^\[$late luajit\];.*five (split.lua:" "$TMP/all.folded" || fail "the late process has no Lua frames"
 grep -q "profiling PID $late (luajit)" "$TMP/err" || fail "the late process was not joined: $(grep -- --all "$TMP/err")"
 ! grep -vq '^\[[0-9]* [^]]*\];' "$TMP/all.folded" || fail "a stack without its process root"
+! grep -q '^\[[0-9]* ?\];' "$TMP/all.folded" || fail "a process root without its name"
 expect_error 2 'give one of' "$LUATOP" --all -p 1 -o "$TMP/x"
 exit 0
