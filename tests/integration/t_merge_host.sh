@@ -28,7 +28,9 @@ for flavour in $(lj_flavours); do
 		rate=$(merge_rate "$TMP/err")
 		nested=$(folded_has_count "$TMP/m.folded" \
 			'(^|;)main;([^;]*;)*lua_pcall;[^;]*luahost[.]lua[^;]*;([^;]*;)*c_callback;(lua_call;)?[^;]*luahost[.]lua[^;]*;([^;]*;)*c_nested;(lua_call;)?[^;]*luahost[.]lua')
-		innested=$(folded_has_count "$TMP/m.folded" ';c_nested;')
+		# Lua code called from c_nested (a sample in a C API function c_nested
+		# calls, lua_gettop, is right as it is and not part of the chain).
+		innested=$(folded_has_count "$TMP/m.folded" ';c_nested;(lua_call;)?[^;]*luahost[.]lua')
 		vmleft=$(count_vm_frames "$TMP/m.folded" "$(basename "$vmfile")" $range)
 		echo "    $flavour $mode: samples=$total merged=${rate:-?}% nested-chain=$nested/$innested vm-frames-left=$vmleft" >&2
 		# 499 Hz x 4 s x 1/3 of a CPU = 665 samples; 100 leaves a wide margin. A
