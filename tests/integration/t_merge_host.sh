@@ -40,7 +40,9 @@ for flavour in $(lj_flavours); do
 		[ "$total" -ge 100 ] || fail "too few samples: $total"
 		[ "${rate:-0}" -ge 99 ] || { cat "$TMP/err" >&2; fail "$flavour $mode: fewer than 99% merged"; }
 		[ "$innested" -ge 50 ] || fail "$flavour $mode: too few samples under c_nested"
-		[ "$nested" -eq "$innested" ] || {
+		# All but the rare sample taken while the JIT compiles a trace there (its
+		# compiler frames sit between c_nested and the Lua frames): 1%, plus one.
+		[ $(( (innested - nested) * 100 )) -le $((innested + 100)) ] || {
 			grep ';c_nested;' "$TMP/m.folded" | head -3 >&2
 			fail "$flavour $mode: merged stacks under c_nested do not read main..lua_pcall..c_callback;lua_call..c_nested;lua_call"
 		}
