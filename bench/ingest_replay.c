@@ -5,11 +5,14 @@
 ** a live run). Each pass starts with a new epoch, as each drain of the ring
 ** buffer does; the first pass of each collector is cold, the rest are warm.
 **
-**   ingest_replay FILE [PASSES] [RULE...]	(rules: path region next split off)
+**   ingest_replay FILE [PASSES] [RULE[:OUTPUTS]...]
 **
-** Prints per rule: cold and warm ns per sample (warm: median of the passes) and
-** warm samples per second. Rules alternate pass by pass, so that drift on a busy
-** machine hits all of them alike.
+** RULE: path region next split off (the JIT-trace snapshot rule); OUTPUTS: what
+** the collector builds: all (both views' stacks and trees, the default), live
+** (both views' trees: the live view) or batch (one view's stacks: -o).
+** Prints per configuration: cold and warm ns per sample (warm: median of the
+** passes) and warm samples per second. Configurations alternate pass by pass,
+** so that drift on a busy machine hits all of them alike.
 */
 #include <errno.h>
 #include <stdio.h>
@@ -112,6 +115,24 @@ static double pass(struct collector *c, const struct recording *r)
 	return (double)(now_ns() - t0) / (double)r->n;
 }
 
+static const char *const output_names[] = { "all", "live", "batch" };
+
+/* Set what c builds per output name; -1 for an unknown one. */
+static int set_outputs(struct collector *c, const char *name)
+{
+	const unsigned both = 1u << COLLECT_MERGED | 1u << COLLECT_RAW;
+
+	if (!strcmp(name, "all"))
+		collector__set_outputs(c, both, 1, 1);
+	else if (!strcmp(name, "live"))
+		collector__set_outputs(c, both, 0, 1);
+	else if (!strcmp(name, "batch"))
+		collector__set_outputs(c, 1u << COLLECT_MERGED, 1, 0);
+	else
+		return -1;
+	return 0;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -126,6 +147,8 @@ int main(int argc, char **argv)
 	struct tmodel *m[MAX_RULES];
 	double cold[MAX_RULES], warm[MAX_RULES][MAX_PASSES];
 	int rule[MAX_RULES], nrules = 0, passes;
+	const char *outputs[MAX_RULES];
+	char label[MAX_RULES][32];
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: ingest_replay FILE [PASSES] [RULE...]\n");
@@ -134,12 +157,28 @@ int main(int argc, char **argv)
 	passes = argc > 2 ? atoi(argv[2]) : 9;
 	if (passes < 1 || passes > MAX_PASSES)
 		passes = 9;
-	for (int i = 3; i < argc && nrules < MAX_RULES; i++)
-		if ((rule[nrules] = luatrace__rule_of(argv[i])) >= 0)
-			nrules++;
+	for (int i = 3; i < argc && nrules < MAX_RULES; i++) {
+		char name[32], *colon;
+
+		snprintf(name, sizeof(name), "%s", argv[i]);
+		colon = strchr(name, ':');
+		outputs[nrules] = colon ? argv[i] + (colon - name) + 1 : output_names[0];
+		if (colon)
+			*colon = 0;
+		if ((rule[nrules] = luatrace__rule_of(name)) < 0) {
+			fprintf(stderr, "ingest_replay: %s: no such rule\n", argv[i]);
+			return 2;
+		}
+		snprintf(label[nrules], sizeof(label[0]), "%s", argv[i]);
+		nrules++;
+	}
 	if (!nrules) {
-		rule[nrules++] = LUATRACE_RULE_OFF;
-		rule[nrules++] = LUATRACE_RULE_PATH;
+		rule[nrules] = LUATRACE_RULE_OFF;
+		outputs[nrules] = output_names[0];
+		snprintf(label[nrules++], sizeof(label[0]), "off");
+		rule[nrules] = LUATRACE_RULE_PATH;
+		outputs[nrules] = output_names[0];
+		snprintf(label[nrules++], sizeof(label[0]), "path");
 	}
 	if (load(argv[1], &rec))
 		return 1;
@@ -149,6 +188,11 @@ int main(int argc, char **argv)
 		if (!c[k])
 			return 1;
 		collector__set_trace_rule(c[k], (enum luatrace_rule)rule[k]);
+		if (set_outputs(c[k], outputs[k])) {
+			fprintf(stderr, "ingest_replay: %s: outputs are all, live or batch\n",
+				label[k]);
+			return 2;
+		}
 		set_builds(c[k], m[k], &rec);
 	}
 	for (int k = 0; k < nrules; k++)
@@ -163,8 +207,8 @@ int main(int argc, char **argv)
 
 		qsort(warm[k], (size_t)passes, sizeof(double), cmp_double);
 		med = warm[k][passes / 2];
-		printf("%-7s cold %8.0f ns  warm %7.0f ns (%.0f..%.0f)  %9.0f samples/s  "
-		       "traces mapped %.1f%%\n", luatrace__rule_name(rule[k]), cold[k], med, warm[k][0],
+		printf("%-11s cold %8.0f ns  warm %7.0f ns (%.0f..%.0f)  %9.0f samples/s  "
+		       "traces mapped %.1f%%\n", label[k], cold[k], med, warm[k][0],
 		       warm[k][passes - 1], 1e9 / med,
 		       st->trace_samples ? 100.0 * st->trace_mapped / st->trace_samples : 0.0);
 		for (int w = 0; w < LUATRACE_WHY__COUNT; w++)

@@ -384,6 +384,7 @@ static int set_trace_rule(struct collector *c)
 static int run(struct session *s)
 {
 	const struct options *o = s->opt;
+	uint64_t launch_ns;
 	char err[512];
 	int rc;
 
@@ -402,10 +403,18 @@ static int run(struct session *s)
 	collector__set_mark_fallback(s->collector, o->mark_fallback);
 	collector__set_exact_addresses(s->collector, o->raw);
 	collector__set_process_roots(s->collector, o->all);
+	/* Build what this run reads: an export one view's stacks, the live view
+	** both views' call trees. */
+	if (o->output)
+		collector__set_outputs(s->collector, 1u << (o->raw ? COLLECT_RAW : COLLECT_MERGED),
+				       1, 0);
+	else
+		collector__set_outputs(s->collector, 1u << COLLECT_MERGED | 1u << COLLECT_RAW, 0, 1);
 	if (set_trace_rule(s->collector))
 		return EXIT_USAGE;
 	s->start_ns = session__now();	/* the output's name may need the time */
 	s->start_wall_ns = session__wall();
+	launch_ns = s->start_ns;
 	if (writer__open(s))
 		return 1;
 	if (o->record && !(s->record = record__open(o->record))) {
@@ -436,6 +445,8 @@ static int run(struct session *s)
 	if (o->duration)
 		s->end_ns = s->start_ns + (uint64_t)(o->duration * 1e9);
 	lt_log(LT_LOG_DEBUG, "ring buffer: %zu KiB", sampler__ring_bytes(s->sampler) >> 10);
+	lt_log(LT_LOG_DEBUG, "sampling from %.3f s after the start (loading the sampler and tables)",
+	       (double)(s->start_ns - launch_ns) / 1e9);
 	session__luajit_notice(s, !o->output, 0);
 
 	if (o->output)
@@ -459,6 +470,9 @@ static int run(struct session *s)
 
 		rc = writer__finish(s, s->end_ns && s->end_ns < now ? s->end_ns : now) ? 1 : rc;
 	}
+	if (s->end_ns && session__now() >= s->end_ns)
+		lt_log(LT_LOG_DEBUG, "done %.3f s after the end of --duration (draining, names, output)",
+		       (double)(session__now() - s->end_ns) / 1e9);
 	report(s);
 	if (!rc && o->cmd && s->targets[0].exited)
 		rc = target__fate(&s->targets[0], err, sizeof(err));

@@ -80,6 +80,8 @@ struct collector {
 	struct collect_site *sites;	/* frame id -> where its code is mapped */
 	size_t sites_cap;
 	int labels_on;		/* keep labelled */
+	unsigned views;		/* 1 << enum collect_view: the views built */
+	int want_stacks, want_trees;	/* keep stacks[], tree[] of those views */
 	uint32_t label;		/* this sample's set */
 	struct calltree *tree[COLLECT_VIEW__COUNT];	/* merged, raw: for the live view */
 	struct collector_stats stats;
@@ -120,6 +122,8 @@ struct collector *collector__new(struct tmodel *model)
 	if (!c)
 		return NULL;
 	c->path = c->pathbuf + 1;
+	c->views = (1u << COLLECT_VIEW__COUNT) - 1;
+	c->want_stacks = c->want_trees = 1;
 	c->sym = symbolizer__new(model);
 	c->names = luanames__new();
 	c->cache = framecache__new();
@@ -167,6 +171,13 @@ int collector__set_labels(struct collector *c, int on)
 			return -ENOMEM;
 	c->labels_on = on;
 	return 0;
+}
+
+void collector__set_outputs(struct collector *c, unsigned views, int stacks, int trees)
+{
+	c->views = views & ((1u << COLLECT_VIEW__COUNT) - 1);
+	c->want_stacks = stacks;
+	c->want_trees = trees;
 }
 
 struct stacktab *collector__labelled(const struct collector *c, enum collect_view v)
@@ -558,15 +569,17 @@ static int add_view(struct collector *c, enum collect_view v, uint32_t n, uint64
 		stack = c->pathbuf;
 		len++;
 	}
-	err = stacktab__add(c->stacks[v], stack, len, 1);
-	if (!err && c->labels_on) {
+	err = c->want_stacks ? stacktab__add(c->stacks[v], stack, len, 1) : 0;
+	if (!err && c->want_stacks && c->labels_on) {
 		c->lbuf[0] = c->label;
 		memcpy(c->lbuf + 1, stack, len * sizeof(*stack));
 		err = c->label == UINT32_MAX ? -ENOMEM :
 		      stacktab__add(c->labelled[v], c->lbuf, len + 1, 1);
 	}
-	return err ? err : calltree__add_marked(c->tree[v], c->path, c->marks, n, 1, t,
-						fb ? CT_FALLBACK : 0, c->traceno);
+	if (err || !c->want_trees)
+		return err;
+	return calltree__add_marked(c->tree[v], c->path, c->marks, n, 1, t,
+				    fb ? CT_FALLBACK : 0, c->traceno);
 }
 
 /* What the sample says of itself, counted. */
@@ -619,14 +632,18 @@ int collector__add(struct collector *c, const struct lt_sample *s)
 
 		c->label = labelsets__intern(&c->labels, &l);
 	}
-	err = resolve(c, nref, &n);
-	if (!err)
-		err = add_view(c, COLLECT_MERGED, n, s->time_ns, fb);
-	merge__raw(&in, c->refs, &nref);
-	if (!err)
+	err = 0;
+	if (c->views & (1u << COLLECT_MERGED)) {
 		err = resolve(c, nref, &n);
-	if (!err)
-		err = add_view(c, COLLECT_RAW, n, s->time_ns, fb);
+		if (!err)
+			err = add_view(c, COLLECT_MERGED, n, s->time_ns, fb);
+	}
+	if (!err && (c->views & (1u << COLLECT_RAW))) {
+		merge__raw(&in, c->refs, &nref);
+		err = resolve(c, nref, &n);
+		if (!err)
+			err = add_view(c, COLLECT_RAW, n, s->time_ns, fb);
+	}
 	c->stats.samples++;
 	return err;
 }
