@@ -183,6 +183,52 @@ Test(calltree, many_nodes_grow_and_stay_consistent)
 	calltree__delete(t);
 }
 
+/* Path k of a pool in which no path is another's prefix (element 2 is k's own). */
+static uint32_t pool_path(uint32_t k, uint32_t round, uint32_t *path)
+{
+	uint32_t n = 3 + k % 5;
+
+	path[0] = round * 100 + k % 7;
+	path[1] = k % 13;
+	path[2] = 1000 + k;
+	for (uint32_t j = 3; j < n; j++)
+		path[j] = (k * 31 + j) % 50;
+	return n;
+}
+
+Test(calltree, repeated_paths_count_alike_through_the_leaf_memo)
+{
+	enum { POOL = 6000 };	/* more paths than the memo has entries: collisions */
+	struct calltree *t = calltree__new(10, 10);
+	static uint64_t want[POOL];
+	uint64_t seed = 7;
+	uint32_t path[8], matched;
+
+	/* Twice: after the reset, node ids come back for other paths. */
+	for (uint32_t round = 0; round < 2; round++) {
+		memset(want, 0, sizeof(want));
+		for (int i = 0; i < 40000; i++) {
+			uint32_t k = (uint32_t)(rnd(&seed) % POOL), n = pool_path(k, round, path);
+
+			cr_assert_eq(calltree__add(t, path, n, 1, S(1), 0), 0);
+			want[k]++;
+		}
+		for (uint32_t k = 0; k < POOL; k++) {
+			uint32_t n = pool_path(k, round, path), x;
+
+			if (!want[k])
+				continue;
+			x = calltree__find(t, path, n, &matched);
+			cr_assert_eq(matched, n, "path %u", k);
+			cr_assert_float_eq(calltree__self(t, x, CUM, 0), (double)want[k], 0.5,
+					   "path %u", k);
+		}
+		cr_assert_float_eq(calltree__weight(t, CT_ROOT, CUM, 0), 40000, 0.5);
+		calltree__reset(t);
+	}
+	calltree__delete(t);
+}
+
 /* -- Windows ------------------------------------------------------------ */
 
 Test(calltree, sliding_window_keeps_the_last_span_seconds)
