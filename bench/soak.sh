@@ -27,7 +27,7 @@ secs=$(awk -v m="$mins" 'BEGIN { s = int(m * 60); print (s > 0 ? s : 1) }')
 case $secs$hz$period$conns in *[!0-9]*) echo "soak.sh: SOAK_MINUTES, SOAK_HZ, SOAK_PERIOD, SOAK_CONNS: numbers" >&2; exit 2 ;; esac
 [ "$period" -gt 0 ] || period=30
 half=$((secs / 2))
-MODS=/usr/lib/nginx/modules
+. "$top/scripts/nginx-lua.sh"
 
 die() { echo "soak.sh: $*" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || die "run as root (luatop needs BPF)"
@@ -35,13 +35,14 @@ die() { echo "soak.sh: $*" >&2; exit 2; }
 for c in nginx wrk tmux curl; do
 	command -v "$c" >/dev/null 2>&1 || die "$c is not installed (sh scripts/deps.sh bench)"
 done
-[ -r "$MODS/ngx_http_lua_module.so" ] || die "no $MODS/ngx_http_lua_module.so (libnginx-mod-http-lua)"
+[ -z "$(ngl_missing)" ] || die "$(ngl_missing)"
 
 tmp=$(mktemp -d /tmp/luatop-soak.XXXXXX)
 sock=$tmp/tmux.sock
 master='' load='' batch='' live=''
 tmx() { tmux -S "$sock" -f /dev/null "$@"; }
-ngx() { nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" -e "$tmp/nginx/logs/error.log" "$@"; }
+# shellcheck disable=SC2046
+ngx() { nginx $(ngl_args "$tmp/nginx") "$@"; }
 # running PID: PID exists and is not a zombie (an exited child not yet waited for).
 running() {
 	_s=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) && [ -n "$_s" ] && [ "${_s%% *}" != Z ]
@@ -72,24 +73,8 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
 
 # --- nginx: master + 2 workers on 127.0.0.1, a Lua handler, stub_status ----------
-# free_port (as tests/integration/lib.sh): a TCP port on which nothing listens.
-free_port() {
-	_used=$(awk 'NR > 1 && $4 == "0A" { split($2, a, ":"); print a[2] }' \
-		/proc/net/tcp /proc/net/tcp6 2>/dev/null | tr '\n' ' ')
-	_p=$(( 20000 + ($$ * 7919 + $(date +%N | sed 's/^0*//;s/^$/0/') / 1000) % 40000 ))
-	for _i in 1 2 3 4 5 6 7 8 9 10; do
-		case " $_used " in
-		*" $(printf '%04X' "$_p") "*) _p=$(( 20000 + (_p - 20000 + 4099) % 40000 )) ;;
-		*) echo "$_p"; return 0 ;;
-		esac
-	done
-	return 1
-}
 port=$(free_port) || die "no free TCP port"
-mkdir -p "$tmp/nginx/lua" "$tmp/nginx/logs"
-# The workers run as nginx's default unprivileged user: they must read the module.
-chmod 755 "$tmp" "$tmp/nginx" "$tmp/nginx/lua"
-cat >"$tmp/nginx/lua/soak_app.lua" <<'LUA'
+cat >"$tmp/soak_app.lua" <<'LUA'
 -- bench/soak.sh's content handler: build records (table loop), sort them, render
 -- them with string.format/upper/rep, escape with gsub, checksum the bytes.
 local M = {}
@@ -134,51 +119,12 @@ end
 
 return M
 LUA
-chmod 644 "$tmp/nginx/lua/soak_app.lua"
-ndk=
-[ -r "$MODS/ndk_http_module.so" ] && ndk="load_module $MODS/ndk_http_module.so;"
-cat >"$tmp/nginx/nginx.conf" <<CONF
-daemon off;
-master_process on;
-worker_processes 2;
-pid $tmp/nginx/nginx.pid;
-error_log $tmp/nginx/logs/error.log notice;
-$ndk
-load_module $MODS/ngx_http_lua_module.so;
-events { worker_connections 256; }
-http {
-	access_log off;
-	client_body_temp_path $tmp/nginx/body;
-	proxy_temp_path $tmp/nginx/proxy;
-	fastcgi_temp_path $tmp/nginx/fastcgi;
-	uwsgi_temp_path $tmp/nginx/uwsgi;
-	scgi_temp_path $tmp/nginx/scgi;
-	lua_package_path "$tmp/nginx/lua/?.lua;;";
-	server {
-		listen 127.0.0.1:$port;
-		location = /status { stub_status; }
-		location / { content_by_lua_block { require("soak_app").handler() } }
-	}
-}
-CONF
-ngx -t >"$tmp/nginx-t.log" 2>&1 || die "nginx rejects the configuration: $(cat "$tmp/nginx-t.log")"
-nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" -e "$tmp/nginx/logs/error.log" >/dev/null 2>&1 &
+ngl_conf "$tmp/nginx" "$port" 2 "$tmp/soak_app.lua" || die "$NGL_ERR"
+# shellcheck disable=SC2046
+nginx $(ngl_args "$tmp/nginx") >/dev/null 2>&1 &
 master=$!	# nginx itself (daemon off), not a subshell: its workers are its children
 workers() { pgrep -P "$master" | sort -n | tr '\n' ' ' | sed 's/ $//'; }
-# Up when both workers exist and the handler answers (at most 10 s).
-wk='' body='' deadline=$(($(date +%s) + 10))
-while [ "$(date +%s)" -lt "$deadline" ]; do
-	running "$master" || die "nginx exited: $(tail -5 "$tmp/nginx/logs/error.log")"
-	wk=$(workers)
-	[ "$(echo $wk | wc -w)" -eq 2 ] && body=$(curl -s -m 2 "http://127.0.0.1:$port/") &&
-		[ -n "$body" ] && break
-	sleep 0.1
-done
-case $body in
-[0-9]*' '[0-9]*) ;;
-*) die "nginx does not answer with the handler's result on port $port: '$body'
-$(tail -8 "$tmp/nginx/logs/error.log")" ;;
-esac
+wk=$(ngl_wait "$tmp/nginx" "$master" "$port" 2) || die "$wk"
 # requests: nginx's request count (stub_status; its counters survive a reload).
 requests() { curl -s -m 2 "http://127.0.0.1:$port/status" | awk 'NR == 3 { print $3 }'; }
 

@@ -204,20 +204,8 @@ build_lua_host() {
 	esac >"$TMP/cc.log" 2>&1 || { cat "$TMP/cc.log"; return 1; }
 }
 
-# free_port: a TCP port on which nothing listens (tries a few pseudo-random ones).
-free_port() {
-	_used=$(awk 'NR > 1 && $4 == "0A" { split($2, a, ":"); print a[2] }' \
-		/proc/net/tcp /proc/net/tcp6 2>/dev/null)
-	_p=$(( 20000 + ($$ * 7919 + $(date +%N | sed 's/^0*//;s/^$/0/') / 1000) % 40000 ))
-	for _i in 1 2 3 4 5 6 7 8 9 10; do
-		_h=$(printf '%04X' "$_p")
-		case " $(echo $_used) " in
-		*" $_h "*) _p=$(( 20000 + (_p - 20000 + 4099) % 40000 )) ;;
-		*) echo "$_p"; return 0 ;;
-		esac
-	done
-	return 1
-}
+# free_port, and nginx with the Lua module: scripts/nginx-lua.sh.
+. "$TOP/scripts/nginx-lua.sh"
 
 # merge_rate ERRFILE: the percentage (integer) of samples with Lua frames that merged,
 # from luatop's batch summary ("...; 99.6% of the 1234 samples with Lua frames").

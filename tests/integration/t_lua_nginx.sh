@@ -4,76 +4,15 @@
 # worker's samples show the handler's Lua functions: >= 50% have handler and render
 # in their Lua stack, >= 30% checksum, and >= 95% of the samples with Lua frames
 # merge. If the lua module does not load, the test fails with nginx's error.
-MODS=/usr/lib/nginx/modules
-command -v nginx >/dev/null 2>&1 || fail "nginx is not installed"
+MODS=$NGL_MODS
 command -v wrk >/dev/null 2>&1 || fail "wrk is not installed"
-[ -r "$MODS/ngx_http_lua_module.so" ] || fail "no $MODS/ngx_http_lua_module.so (libnginx-mod-http-lua)"
 port=$(free_port) || fail "no free TCP port"
-mkdir -p "$TMP/nginx/lua" "$TMP/nginx/logs"
-cp "$TOP/tests/workloads/nginx/luatop_app.lua" "$TMP/nginx/lua/"
-# The worker runs as nginx's default unprivileged user: it must read the module.
-chmod 755 "$TMP" "$TMP/nginx" "$TMP/nginx/lua"
-chmod 644 "$TMP/nginx/lua/luatop_app.lua"
-# The lua module needs the NDK's symbols: load ndk_http_module first when present.
-ndk=
-[ -r "$MODS/ndk_http_module.so" ] && ndk="load_module $MODS/ndk_http_module.so;"
-cat >"$TMP/nginx/nginx.conf" <<CONF
-daemon off;
-master_process on;
-worker_processes 1;
-pid $TMP/nginx/nginx.pid;
-error_log $TMP/nginx/logs/error.log info;
-$ndk
-load_module $MODS/ngx_http_lua_module.so;
-events { worker_connections 64; }
-http {
-	access_log off;
-	client_body_temp_path $TMP/nginx/body;
-	proxy_temp_path $TMP/nginx/proxy;
-	fastcgi_temp_path $TMP/nginx/fastcgi;
-	uwsgi_temp_path $TMP/nginx/uwsgi;
-	scgi_temp_path $TMP/nginx/scgi;
-	lua_package_path "$TMP/nginx/lua/?.lua;;";
-	server {
-		listen 127.0.0.1:$port;
-		location / {
-			content_by_lua_block { require("luatop_app").handler() }
-		}
-	}
-}
-CONF
-ngx() {
-	nginx -p "$TMP/nginx" -c "$TMP/nginx/nginx.conf" -e "$TMP/nginx/logs/error.log" "$@"
-}
-ngx -t >"$TMP/nginx-t.log" 2>&1 || fail "nginx rejects the configuration: $(cat "$TMP/nginx-t.log")"
-
-start nginx -p "$TMP/nginx" -c "$TMP/nginx/nginx.conf" -e "$TMP/nginx/logs/error.log"
+ngl_conf "$TMP/nginx" "$port" 1 "$TOP/tests/workloads/nginx/luatop_app.lua" || fail "$NGL_ERR"
+# shellcheck disable=SC2046
+start nginx $(ngl_args "$TMP/nginx")
 master=$!
-# stop_nginx: TERM the master, wait for it (at most 5 s, then KILL).
-stop_nginx() {
-	kill "$master" 2>/dev/null
-	i=0
-	while kill -0 "$master" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-	kill -9 "$master" 2>/dev/null
-	wait "$master" 2>/dev/null
-}
-# Up when the worker exists and a request gets the handler's answer (at most 10 s).
-worker='' body='' deadline=$(($(date +%s) + 10))
-while [ "$(date +%s)" -lt "$deadline" ]; do
-	kill -0 "$master" 2>/dev/null || fail "nginx exited: $(tail -5 "$TMP/nginx/logs/error.log")"
-	worker=$(pgrep -P "$master" | head -1)
-	[ -n "$worker" ] && body=$(curl -s -m 2 "http://127.0.0.1:$port/") && [ -n "$body" ] && break
-	sleep 0.1
-done
-[ -n "$worker" ] && [ -n "$body" ] || {
-	stop_nginx
-	fail "nginx does not answer on port $port: $(tail -5 "$TMP/nginx/logs/error.log")"
-}
-case $body in
-[0-9]*' '[0-9]*) ;;
-*) stop_nginx; fail "unexpected answer from the Lua handler: $body
-$(grep -A12 -E '\[(error|alert|crit)\]' "$TMP/nginx/logs/error.log" | head -14)" ;;
-esac
+stop_nginx() { ngl_stop "$master"; }
+worker=$(ngl_wait "$TMP/nginx" "$master" "$port" 1) || { stop_nginx; fail "$worker"; }
 
 # The load runs until both luatops are done (SIGINT: wrk stops and reports), so
 # both windows lie inside it however long luatop takes to attach; -d60s is only a
