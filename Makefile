@@ -89,6 +89,11 @@ bench: all $(WORKLOADS)
 	$(Q)sh bench/all.sh
 
 # Benchmarks built with the core (bench/README.md); never part of make check.
+$(OUT)/bench/spinners: bench/spinners.c | $(OUT)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -pthread $< -o $@
+
 $(OUT)/bench/%: bench/%.c $(CORE_OBJS) | $(OUT)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)

@@ -15,19 +15,27 @@ if [ "$q" = 1 ]; then sh "$top/bench/overhead.sh" 2 500 99 999; else sh "$top/be
 section "BPF cost per sample (bench/bpf_cost.sh)"
 sh "$top/bench/bpf_cost.sh" "$([ "$q" = 1 ] && echo 2 || echo 5)" 999
 
-section "Ingest replayed (bench/ingest_replay): a --record of tests/workloads/inline.lua"
+section "Ingest replayed (bench/ingest_replay): --record files of inline.lua and demo.lua"
 make -C "$top" -s .output/bench/ingest_replay
 tmp=$(mktemp -d)
-"$lj" "$top/tests/workloads/inline.lua" 30 >/dev/null 2>&1 &
-pid=$!
-sleep 1
-"$top/.output/luatop" -F 999 -p "$pid" --duration 3 -o /dev/null --record "$tmp/rec" 2>/dev/null
-"$top/.output/bench/ingest_replay" "$tmp/rec" "$([ "$q" = 1 ] && echo 3 || echo 9)" path off
-kill "$pid" 2>/dev/null
+for w in "$top/tests/workloads/inline.lua" "$top/scripts/demo.lua"; do
+	taskset -c 0 "$lj" "$w" 30 >/dev/null 2>&1 &
+	pid=$!
+	sleep 1
+	taskset -c 1 "$top/.output/luatop" -F 999 -p "$pid" --duration 3 -o /dev/null \
+		--record "$tmp/rec" 2>/dev/null
+	echo "$(basename "$w"):"
+	taskset -c 1 "$top/.output/bench/ingest_replay" "$tmp/rec" "$([ "$q" = 1 ] && echo 3 || echo 9)" path off
+	kill "$pid" 2>/dev/null
+	rm -f "$tmp/rec"
+done
 rm -rf "$tmp"
 
 section "Ingest live, JIT-heavy workloads (bench/ingest.sh)"
 sh "$top/bench/ingest.sh" "$([ "$q" = 1 ] && echo 1 || echo 3)" 3 999
+
+section "More busy threads than CPUs (bench/load.sh): lost samples and --duration"
+if [ "$q" = 1 ]; then sh "$top/bench/load.sh" 200 3 999 1; else sh "$top/bench/load.sh" 200 10 999 3; fi
 
 section "Live view frame time (bench/tui.sh)"
 sh "$top/bench/tui.sh"

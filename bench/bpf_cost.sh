@@ -1,55 +1,110 @@
 #!/bin/sh
 # Mean run time of the BPF sampler per sample, from the kernel's BPF stats
-# (kernel.bpf_stats_enabled), on native, pure-Lua, FFI and Lua<->C workloads. As root,
-# after make.
+# (kernel.bpf_stats_enabled), on native, pure-Lua, FFI, Lua<->C and nginx workloads.
+# As root, after make.
 #
 #   sh bench/bpf_cost.sh [SECONDS] [HZ]
 #
-# The program runs on every CPU at HZ; runs for other processes return after one
-# hash lookup. "per run" averages all runs; "per recorded sample" charges the whole
-# run time to the samples that were recorded (an upper bound of a walk's cost).
+# Each workload is pinned to CPU 0 and luatop to CPU 1; the stats of luatop's own
+# program (found through its file descriptors: other luatops may run) are read
+# over SECONDS once the start-up is over. The program runs on every CPU at HZ, and
+# runs for other processes return after one hash lookup: "per run" averages all
+# runs; "per sample" charges the workload's samples with the whole run time minus
+# the other runs at the cost an idle target's runs have (measured first), and
+# "bound" charges them with all of it.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-5} hz=${2:-999}
-luatop=$top/.output/luatop
+luatop=${LUATOP:-$top/.output/luatop}
 wl=$top/.output/workloads
 up=$top/.deps/luajit-upstream/usr/bin/luajit
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"; sysctl -q kernel.bpf_stats_enabled=0' EXIT
+chmod 755 "$tmp"
+master='' load=''
+cleanup() {
+	[ -n "$load" ] && kill "$load" 2>/dev/null
+	[ -n "$master" ] && ngl_stop "$master"
+	rm -rf "$tmp"
+	sysctl -q kernel.bpf_stats_enabled=0
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+. "$top/scripts/nginx-lua.sh"
 make -C "$top" -s .output/luatop .output/workloads/qsort_nofp .output/workloads/burn >/dev/null
 sysctl -q kernel.bpf_stats_enabled=1
 
-# stats: "run_cnt run_time_ns" of the loaded sampler program.
+# prog_of PID: the id of the sampler program PID holds.
+prog_of() {
+	for f in /proc/"$1"/fdinfo/*; do
+		sed -n 's/^prog_id:[[:space:]]*//p' "$f" 2>/dev/null
+	done | sort -u | while read -r id; do
+		bpftool prog show id "$id" 2>/dev/null | grep -q ' name sample ' && echo "$id"
+	done | head -1
+}
+# stats ID: "run_cnt run_time_ns" of program ID.
 stats() {
-	bpftool prog show -j 2>/dev/null | tr '}' '\n' | grep '"name":"sample"' |
-		sed -n 's/.*"run_time_ns":\([0-9]*\).*"run_cnt":\([0-9]*\).*/\2 \1/p' | head -1
+	bpftool prog show id "$1" -j 2>/dev/null |
+		sed -n 's/.*"run_time_ns":\([0-9]*\).*"run_cnt":\([0-9]*\).*/\2 \1/p'
+}
+# cpu_ticks PID: user + system time of PID, in clock ticks.
+cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
+
+idle_ns=0
+# window PID: profile PID for $secs after 3 s of start-up; prints "runs ns ticks".
+window() {
+	taskset -c 1 "$luatop" -F "$hz" -p "$1" --duration $((secs + 8)) -o "$tmp/out.folded" \
+		2>"$tmp/err" &
+	lt=$!
+	sleep 3
+	id=$(prog_of "$lt")
+	[ -n "$id" ] || { echo "bpf_cost.sh: luatop did not attach: $(cat "$tmp/err")" >&2; exit 1; }
+	s0=$(stats "$id") t0=$(cpu_ticks "$1")
+	sleep "$secs"
+	s1=$(stats "$id") t1=$(cpu_ticks "$1")
+	kill -INT "$lt" 2>/dev/null
+	wait "$lt" || true
+	echo "$s0 $s1 $t0 $t1" | awk '{ print $3 - $1, $4 - $2, $6 - $5 }'
 }
 
-measure() { # NAME CMD...: profile CMD for $secs and print the figures
+# report NAME PID: one row for the running process PID.
+report() {
+	w=$(window "$2")
+	fr=$(awk '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); n += c * split(s, f, ";"); t += c }
+		END { if (t) printf "%.1f", n / t; else print 0 }' "$tmp/out.folded")
+	echo "$w" | awk -v name="$1" -v hz="$hz" -v idle="$idle_ns" -v tck="$(getconf CLK_TCK)" \
+		-v frames="$fr" '{
+		own = $3 / tck * hz; if (own > $1) own = $1
+		if (own < 1) { printf "%-28s no samples\n", name; exit }
+		printf "%-28s %7d %7.0f %8d %8.0f %8.0f %6s\n", name, $1, $2 / $1, own,
+			($2 - ($1 - own) * idle) / own, $2 / own, frames }'
+}
+
+# measure NAME CMD...: run CMD pinned to CPU 0 and report it.
+measure() {
 	name=$1; shift
-	"$@" >/dev/null 2>&1 &
+	taskset -c 0 "$@" >/dev/null 2>&1 &
 	pid=$!
 	sleep 0.5
-	"$luatop" -F "$hz" -p "$pid" --duration "$secs" -o "$tmp/out.folded" 2>"$tmp/err" &
-	lt=$!
-	sleep "$secs"	# stats while attached: the program is gone after luatop exits
-	s=$(stats)
-	wait "$lt" || true
+	report "$name" "$pid"
 	kill "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
-	rec=$(awk '{ n += $NF } END { print n + 0 }' "$tmp/out.folded")
-	frames=$(awk '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); n += c * split(s, f, ";"); t += c } END { if (t) printf "%.1f", n / t; else print 0 }' "$tmp/out.folded")
-	echo "$s" | awk -v name="$name" -v rec="$rec" -v fr="$frames" '{
-		printf "%-22s runs %7d  %6.0f ns/run  samples %6d  %6.0f ns/recorded sample  %s frames/sample\n",
-			name, $1, $1 ? $2 / $1 : 0, rec, rec ? $2 / rec : 0, fr }'
 }
 
 echo "BPF sampler cost at $hz Hz, $secs s per workload ($(uname -r), $(nproc) CPUs)"
+sleep 60 &
+idle=$!
+idle_ns=$(window "$idle" | awk '{ printf "%.0f", $1 ? $2 / $1 : 0 }')
+kill "$idle"
+echo "a run for another process (idle target): $idle_ns ns"
+printf "%-28s %7s %7s %8s %8s %8s %6s\n" workload runs ns/run samples "ns/sample" bound frames
 measure "burn (frame pointers)" "$wl/burn" 60
 measure "qsort_nofp" "$wl/qsort_nofp" 60
 measure "luajit2 -joff clib" luajit -joff "$top/tests/workloads/clib.lua" 60
 measure "luajit2 JIT clib" luajit "$top/tests/workloads/clib.lua" 60
-[ -x "$up" ] && measure "upstream -joff clib" "$up" -joff "$top/tests/workloads/clib.lua" 60
+if [ -x "$up" ]; then
+	measure "upstream -joff clib" "$up" -joff "$top/tests/workloads/clib.lua" 60
+	measure "upstream JIT clib" "$up" "$top/tests/workloads/clib.lua" 60
+fi
 measure "luajit2 JIT demo (pure Lua)" luajit "$top/scripts/demo.lua" 60
 measure "luajit2 JIT ffi" luajit "$top/tests/workloads/ffi.lua" 60
 measure "luajit2 -joff ffi" luajit -joff "$top/tests/workloads/ffi.lua" 60
@@ -57,4 +112,21 @@ if [ -r /usr/include/luajit-2.1/lua.h ]; then	# Lua <-> C: a C host calling back
 	cc -O2 -g -I/usr/include/luajit-2.1 -o "$tmp/host" "$top/tests/workloads/luahost/luahost.c" \
 		-lluajit-5.1 2>/dev/null &&
 		measure "C host (Lua<->C)" "$tmp/host" "$top/tests/workloads/luahost/luahost.lua" 60 /dev/null
+fi
+# nginx + Lua: one worker on CPU 0 under loopback wrk load (wrk on CPU 1).
+if [ -z "$(ngl_missing)" ] && command -v wrk >/dev/null 2>&1 && port=$(free_port) &&
+	ngl_conf "$tmp/nginx" "$port" 1 "$top/tests/workloads/nginx/luatop_app.lua"; then
+	# shellcheck disable=SC2046
+	taskset -c 0 nginx $(ngl_args "$tmp/nginx") >/dev/null 2>&1 &
+	master=$!
+	if worker=$(ngl_wait "$tmp/nginx" "$master" "$port" 1); then
+		taskset -c 1 wrk -t1 -c2 -d$((secs + 30))s "http://127.0.0.1:$port/" >/dev/null 2>&1 &
+		load=$!
+		sleep 0.5
+		report "nginx worker (Lua handler)" "$worker"
+	else
+		echo "nginx worker: $worker" >&2
+	fi
+else
+	echo "nginx worker: skipped (${NGL_ERR:-$(ngl_missing)}${NGL_ERR:+}; needs nginx, the Lua module, wrk)"
 fi

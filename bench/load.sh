@@ -1,0 +1,40 @@
+#!/bin/sh
+# More busy threads than CPUs: THREADS spinning threads in one process (bench/spinners.c),
+# luatop -F HZ -p PID --duration SECONDS -o FILE -v; the samples, the lost ones (the
+# ring buffer full: the reader starved), and the run's wall time against SECONDS,
+# with luatop's start-up (loading the sampler and the tables) and end (draining,
+# names, output) from -v. As root, after make.
+#
+#   sh bench/load.sh [THREADS] [SECONDS] [HZ] [ROUNDS]
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+threads=${1:-200} secs=${2:-10} hz=${3:-999} rounds=${4:-3}
+luatop=${LUATOP:-$top/.output/luatop}
+tmp=$(mktemp -d)
+pid=''
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM HUP
+make -C "$top" -s .output/bench/spinners
+now() { date +%s.%N; }
+
+echo "$threads spinning threads on $(nproc) CPUs, luatop -F $hz --duration $secs ($(uname -r))"
+printf "%-6s %9s %9s %8s %8s %8s %8s\n" round samples lost "wall s" "over %" "start s" "end s"
+for r in $(seq "$rounds"); do
+	"$top/.output/bench/spinners" "$threads" $((secs + 30)) &
+	pid=$!
+	sleep 1
+	t0=$(now)
+	"$luatop" -v -F "$hz" -p "$pid" --duration "$secs" -o "$tmp/out.folded" 2>"$tmp/err" || {
+		echo "load.sh: luatop failed: $(tail -3 "$tmp/err")" >&2; exit 1; }
+	t1=$(now)
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+	pid=''
+	sed -n 's/.*: \([0-9]*\) samples of .*, \([0-9]*\) lost.*/\1 \2/p' "$tmp/err" | head -1 >"$tmp/counts"
+	st=$(sed -n 's/.*sampling from \([0-9.]*\) s after the start.*/\1/p' "$tmp/err")
+	en=$(sed -n 's/.*done \([0-9.]*\) s after the end of --duration.*/\1/p' "$tmp/err")
+	read -r n lost <"$tmp/counts" || { n=0; lost=0; }
+	awk -v r="$r" -v n="$n" -v l="$lost" -v a="$t0" -v b="$t1" -v d="$secs" -v st="${st:-?}" \
+		-v en="${en:-?}" 'BEGIN { w = b - a
+		printf "%-6s %9d %9d %8.2f %8.1f %8s %8s\n", r, n, l, w, (w / d - 1) * 100, st, en }'
+done
