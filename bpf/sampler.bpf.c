@@ -57,9 +57,11 @@ struct {
 
 static __always_inline long logged_read(void *ctx, void *dst, __u32 size, __u64 addr);
 static __always_inline struct lt_walk *walk_state(void);
+static __always_inline long stack_read(void *ctx, __u64 *dst, __u64 addr);
 
 #define LT_INLINE __always_inline
 #define LT_READ_USER(ctx, dst, size, addr) logged_read((ctx), (dst), (size), (addr))
+#define LT_READ_STACK(ctx, dst, addr) stack_read((ctx), (dst), (addr))
 #define LT_UW_ROW(ctx, idx) ({ __u32 _k = (idx); \
 	(const struct lt_uw_row *)bpf_map_lookup_elem(&uw_rows, &_k); })
 #define LT_UW_RULE(ctx, idx) ({ __u32 _k = (idx); \
@@ -72,14 +74,59 @@ static __always_inline struct lt_walk *walk_state(void);
 #define LT_WALK_STATE(arg) walk_state()
 #define LT_WALK_ARG(w) NULL
 #define LT_LOOKUP_CTX(w) NULL
+#include "unwind/lookup.h"
+
+static __always_inline int memo_find_rule(struct lt_walk *w, __u64 pc, struct lt_uw_rule *out,
+					  __s64 *row);
+#define LT_FIND_RULE(w, pc, rule, row) memo_find_rule((w), (pc), (rule), (row))
 #include "walk/driver.h"
+
+/*
+** The stack window: the user stack's page at the sampled sp and the page above,
+** copied in two reads (one per page: a read that reached into an unmapped page
+** would fail whole). A user read costs ~130 ns here, about as
+** much for 4 KB as for 8 bytes, and most of a native walk's reads (return
+** addresses, saved rbp, the VM's cframes) land there: 8-byte reads inside the
+** window are loads from the copy.
+*/
+#define STACK_PAGE	4096
+#define STACK_WIN	(2 * STACK_PAGE)
 
 /* The walk state, with what only the sampler keeps. */
 struct sampler_walk {
 	struct lt_walk w;	/* first: the driver's reads get &w as their ctx */
 	__u64 count;		/* samples on this CPU, for capture_every */
+	__u32 generation;	/* of the tables this sample's slot holds */
 	__u8 capturing;		/* this sample is captured: log its reads */
+	__u64 stk_lo;		/* the stack window: from the page of the sampled sp */
+	__u64 stk_n;		/* offsets below this hold 8 copied bytes; 0: none */
+	__u8 stk[STACK_WIN + 8];
 };
+
+
+/*
+** Rule memo: what lt_uw_find_rule answered for a pc, per CPU, direct-mapped.
+** A search costs two bpf_loop binary searches (~120 ns here); a hit is one
+** array lookup. The key holds the tables' generation, which user space makes
+** new on every publish, so a rewrite or a reused slot never hits old entries.
+*/
+#define MEMO_BITS	12
+
+struct rule_memo {
+	__u64 pc;
+	__u32 generation;	/* 0: empty */
+	__u16 slot;
+	__u8 rc;		/* lt_uw_find_rule's result */
+	__u8 pad;
+	struct lt_uw_rule rule;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1 << MEMO_BITS);
+	__type(key, __u32);
+	__type(value, struct rule_memo);
+} memo SEC(".maps");
 
 /* The walk of the sample being taken: too big for the BPF stack. */
 struct {
@@ -88,6 +135,31 @@ struct {
 	__type(key, __u32);
 	__type(value, struct sampler_walk);
 } scratch SEC(".maps");
+
+/* lt_uw_find_rule through the memo (row: -1 on a hit; only fixtures use it). */
+static __always_inline int memo_find_rule(struct lt_walk *w, __u64 pc, struct lt_uw_rule *out,
+					  __s64 *row)
+{
+	__u32 gen = ((struct sampler_walk *)w)->generation;
+	__u32 key = (__u32)((pc * 0x9e3779b97f4a7c15ull) >> (64 - MEMO_BITS));
+	struct rule_memo *m = bpf_map_lookup_elem(&memo, &key);
+	int rc;
+
+	if (m && gen && m->generation == gen && m->pc == pc && m->slot == w->slot) {
+		*row = -1;
+		*out = m->rule;
+		return m->rc;
+	}
+	rc = lt_uw_find_rule(NULL, w->slot, pc, out, row);
+	if (m && gen) {
+		m->pc = pc;
+		m->generation = gen;
+		m->slot = (__u16)w->slot;
+		m->rc = (__u8)rc;
+		m->rule = rc == LT_STOP__COUNT ? *out : (struct lt_uw_rule){ 0 };
+	}
+	return rc;
+}
 
 static __always_inline struct lt_walk *walk_state(void)
 {
@@ -148,6 +220,21 @@ static __always_inline long logged_read(void *ctx, void *dst, __u32 size, __u64 
 	if (capture_every && ctx && ((struct sampler_walk *)ctx)->capturing)
 		log_read(dst, size, addr, rc);
 	return rc;
+}
+
+/* An 8-byte read of the walk that is likely on the stack: from the stack window
+** when it is there. */
+static __always_inline __attribute__((unused)) long stack_read(void *ctx, __u64 *dst, __u64 addr)
+{
+	struct sampler_walk *sw = ctx;
+	__u64 off = addr - sw->stk_lo;
+
+	if (off >= sw->stk_n)	/* also below the window: off wrapped around */
+		return logged_read(ctx, dst, sizeof(*dst), addr);
+	*dst = *(const __u64 *)(sw->stk + (off & (STACK_WIN - 1)));
+	if (capture_every && sw->capturing)
+		log_read(dst, sizeof(*dst), addr, 0);
+	return 0;
 }
 
 /* LuaJIT build facts per target (index: slot / 2); enabled = 0 if none. */
@@ -232,6 +319,31 @@ static __always_inline int user_regs(struct lt_uregs *u)
 	u->rdx = regs.rdx;
 	u->rbx = regs.rbx;
 	return 0;
+}
+
+/* The generation of the tables in uw_procs[slot], 0 if none. */
+static __always_inline __u32 tables_generation(__u32 slot)
+{
+	const struct lt_uw_proc *p = bpf_map_lookup_elem(&uw_procs, &slot);
+
+	return p ? p->generation : 0;
+}
+
+/* Copy the stack window: sp's page (mapped: the thread ran on it), then the
+** next one if it is mapped. Fixed sizes and no branch on the results: either
+** would make the verifier explore the rest of the program several times over. */
+static __always_inline void stack_window(struct sampler_walk *sw, __u64 sp)
+{
+	__u64 lo = sp & ~(__u64)(STACK_PAGE - 1);
+	long rc0, rc1;
+
+	rc0 = bpf_probe_read_user(sw->stk, STACK_PAGE, (const void *)(unsigned long)lo);
+	rc1 = bpf_probe_read_user(sw->stk + STACK_PAGE, STACK_PAGE,
+				  (const void *)(unsigned long)(lo + STACK_PAGE));
+	sw->stk_lo = lo;
+	/* rc is 0 or negative: each mask is all ones on success, 0 on failure. */
+	sw->stk_n = ((STACK_PAGE - 7) & ~(__u64)(rc0 >> 63)) +
+		    (STACK_PAGE & ~(__u64)((rc0 | rc1) >> 63));
 }
 
 /* The thread's last validated global_State, 0 if none. */
@@ -327,7 +439,9 @@ int sample(struct bpf_perf_event_data *ctx)
 	w->s.cpu = bpf_get_smp_processor_id();
 	w->s.time_ns = bpf_ktime_get_ns();
 	w->slot = *slot;
+	sw->generation = tables_generation(w->slot);
 	sw->capturing = 0;
+	sw->stk_n = 0;
 	if (user_regs(&u)) {
 		lt_walk_reset(w);
 		w->s.flags |= LT_SAMPLE_USER_ERR;
@@ -337,6 +451,7 @@ int sample(struct bpf_perf_event_data *ctx)
 		cfg = bpf_map_lookup_elem(&lua_cfg, &idx);
 		Gt = cfg && cfg->enabled ? cached_G(tid) : 0;
 		G0 = Gt || !cfg || !cfg->enabled ? Gt : process_G(tgid);
+		stack_window(sw, u.sp);
 		if (capture_every)
 			capture_begin(sw, &u, G0);
 		lt_walk_begin(w, &u, cfg, G0);

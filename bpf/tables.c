@@ -47,6 +47,8 @@ struct tables {
 	uint32_t *rule_index;		/* open addressing: rule index + 1, 2*max_rules slots */
 	struct tmodel *model;		/* the processes and their files */
 	struct tb_proc procs[LT_MAX_TARGETS];
+	uint32_t generation;		/* of the last publish, over all slots: the
+					   sampler's rule memo keys on it */
 	struct tables_stats stats;
 };
 
@@ -277,7 +279,9 @@ static int publish(struct tables *t, struct tb_proc *p, struct lt_uw_proc *up)
 	uint32_t slot = 2 * idx + !p->active;
 	uint32_t tgid = (uint32_t)p->pid;
 
-	up->generation = p->cur ? p->cur->generation + 1 : 1;
+	/* Unique over every slot and target, never 0: a slot reused by another
+	** process must not match what the sampler memoized for the last one. */
+	up->generation = ++t->generation ? t->generation : ++t->generation;
 	if (bpf_map_update_elem(t->maps.procs_fd, &slot, up, BPF_ANY))
 		return -errno;
 	if (bpf_map_update_elem(t->maps.targets_fd, &tgid, &slot, BPF_ANY))

@@ -4,7 +4,8 @@
 ** entry prologues and traces: unwind_symbolize.md §B.1, luajit_internals.md
 ** §4.3). Shared by the BPF sampler and the replayer, like unwind/step.h.
 **
-** The includer defines LT_INLINE and LT_READ_USER(ctx, dst, size, addr).
+** The includer defines LT_INLINE and LT_READ_USER(ctx, dst, size, addr) (and
+** may define LT_READ_STACK, see unwind/step.h: cframes live on the C stack).
 */
 #ifndef LUATOP_LUA_CFRAME_H
 #define LUATOP_LUA_CFRAME_H
@@ -33,7 +34,7 @@ static LT_INLINE __u64 lt_lj_chain_find(void *ctx, __u64 L, __u64 sp)
 			return 0;
 		if (c >= sp && c - sp < LT_LJ_CFRAME_REACH)
 			return c;
-		if (LT_READ_USER(ctx, &c, sizeof(c), c + LT_LJ_CFRAME_OFS_PREV))
+		if (LT_READ_STACK(ctx, &c, c + LT_LJ_CFRAME_OFS_PREV))
 			return 0;
 	}
 	return 0;
@@ -51,22 +52,22 @@ static LT_INLINE int lt_lj_step(void *ctx, __u64 G, __u64 *L, struct lt_uw_regs 
 	__u64 cf = lt_lj_chain_find(ctx, *L, r->sp), Lx = 0, ra, bp;
 
 	if (cf) {
-		if (LT_READ_USER(ctx, &Lx, sizeof(Lx), cf + LT_LJ_CFRAME_OFS_L) ||
+		if (LT_READ_STACK(ctx, &Lx, cf + LT_LJ_CFRAME_OFS_L) ||
 		    !lt_lj_is_L(ctx, Lx, G))
 			Lx = *L;
 	} else {
 		for (int k = 0; k < 2 && !cf; k++) {
 			__u64 c = r->sp + 8 * k;
 
-			if (!LT_READ_USER(ctx, &Lx, sizeof(Lx), c + LT_LJ_CFRAME_OFS_L) &&
+			if (!LT_READ_STACK(ctx, &Lx, c + LT_LJ_CFRAME_OFS_L) &&
 			    lt_lj_is_L(ctx, Lx, G))
 				cf = c;
 		}
 		if (!cf)
 			return LT_STOP_NO_RULE;
 	}
-	if (LT_READ_USER(ctx, &bp, sizeof(bp), cf + LT_LJ_CFRAME_OFS_RBP) ||
-	    LT_READ_USER(ctx, &ra, sizeof(ra), cf + LT_LJ_CFRAME_OFS_RA))
+	if (LT_READ_STACK(ctx, &bp, cf + LT_LJ_CFRAME_OFS_RBP) ||
+	    LT_READ_STACK(ctx, &ra, cf + LT_LJ_CFRAME_OFS_RA))
 		return LT_STOP_READ_FAULT;
 	*L = Lx;
 	r->sp = cf + LT_LJ_CFRAME_SIZE;

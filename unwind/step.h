@@ -5,6 +5,8 @@
 ** The includer defines, before including this file:
 **   LT_READ_USER(ctx, dst, size, addr)  -> 0 on success, non-zero on a fault
 **   LT_INLINE                            -> the inline attribute for its side
+** and may define LT_READ_STACK(ctx, __u64 *dst, addr), an 8-byte LT_READ_USER of
+** an address that is likely on the stack (the sampler keeps a copy of its top).
 ** No libc, no libbpf: plain arithmetic on the rule and three registers.
 */
 #ifndef LUATOP_UNWIND_STEP_H
@@ -12,6 +14,10 @@
 
 #include "unwind/sigframe.h"
 #include "wire/luatop.h"
+
+#ifndef LT_READ_STACK
+#define LT_READ_STACK(ctx, dst, addr) LT_READ_USER((ctx), (dst), sizeof(__u64), (addr))
+#endif
 
 /* Registers the unwinder tracks. */
 struct lt_uw_regs {
@@ -40,7 +46,7 @@ static LT_INLINE int lt_uw_step(void *ctx, const struct lt_uw_rule *rule,
 			return LT_STOP_BAD_RULE;
 		cfa = base + (__s64)rule->cfa_off;
 		if (rule->rbp_off != LT_UW_RBP_SAME &&
-		    LT_READ_USER(ctx, &bp, sizeof(bp), cfa + (__s64)rule->rbp_off))
+		    LT_READ_STACK(ctx, &bp, cfa + (__s64)rule->rbp_off))
 			return LT_STOP_READ_FAULT;
 		*how = LT_HOW_CFI;
 		break;
@@ -51,15 +57,15 @@ static LT_INLINE int lt_uw_step(void *ctx, const struct lt_uw_rule *rule,
 		break;
 	case LT_UW_FP:
 		cfa = r->bp + 16;
-		if (LT_READ_USER(ctx, &bp, sizeof(bp), r->bp))
+		if (LT_READ_STACK(ctx, &bp, r->bp))
 			return LT_STOP_READ_FAULT;
 		*how = LT_HOW_FP;
 		break;
 	case LT_UW_SIGNAL:
 		base = r->sp + LT_SIGFRAME_MCTX;
-		if (LT_READ_USER(ctx, &bp, sizeof(bp), base + LT_SIGCTX_RBP) ||
-		    LT_READ_USER(ctx, &cfa, sizeof(cfa), base + LT_SIGCTX_RSP) ||
-		    LT_READ_USER(ctx, &ra, sizeof(ra), base + LT_SIGCTX_RIP))
+		if (LT_READ_STACK(ctx, &bp, base + LT_SIGCTX_RBP) ||
+		    LT_READ_STACK(ctx, &cfa, base + LT_SIGCTX_RSP) ||
+		    LT_READ_STACK(ctx, &ra, base + LT_SIGCTX_RIP))
 			return LT_STOP_READ_FAULT;
 		/* The interrupted pc is exact, not a return address: the caller
 		** of the next step must not subtract 1 (LT_HOW_SIGNAL says so). */
@@ -73,7 +79,7 @@ static LT_INLINE int lt_uw_step(void *ctx, const struct lt_uw_rule *rule,
 	default:
 		return LT_STOP_BAD_RULE;
 	}
-	if (LT_READ_USER(ctx, &ra, sizeof(ra), cfa - 8))
+	if (LT_READ_STACK(ctx, &ra, cfa - 8))
 		return LT_STOP_READ_FAULT;
 	if (cfa <= r->sp)
 		return LT_STOP_BAD_FRAME;	/* stacks grow down: callers live higher */

@@ -23,6 +23,8 @@
 **                          point to the stack), or NULL
 **   LT_WALK_ARG(w)      -> the argument LT_UW_LOOP passes its callbacks
 **   LT_LOOKUP_CTX(w)    -> the ctx of the rule lookup (NULL in BPF)
+** and may define LT_FIND_RULE(w, pc, rule, row), which answers as
+** lt_uw_find_rule (the sampler memoizes it).
 ** Memory reads get w itself as their ctx.
 */
 #ifndef LUATOP_WALK_DRIVER_H
@@ -49,6 +51,11 @@ struct lt_walk {
 	__u8 G_from_regs;	/* G came from r14: the per-thread cache should hold it */
 	__u8 pad;
 };
+
+#ifndef LT_FIND_RULE
+#define LT_FIND_RULE(w, pc, rule, row) \
+	lt_uw_find_rule(LT_LOOKUP_CTX(w), (w)->slot, (pc), (rule), (row))
+#endif
 
 /* -- Lua frames ------------------------------------------------------------- */
 
@@ -268,7 +275,7 @@ static LT_INLINE void lt_walk_ffi_call_rule(struct lt_walk *w, __u16 n, struct l
 static long lt_walk_frame(__u32 i, void *arg)
 {
 	struct lt_walk *w = LT_WALK_STATE(arg);
-	struct lt_uw_rule rule;
+	struct lt_uw_rule rule = { 0 };
 	__s64 row;
 	__u16 n;
 	int rc;
@@ -288,8 +295,7 @@ static long lt_walk_frame(__u32 i, void *arg)
 
 	rc = lt_walk_vm_frame(w, n);
 	if (rc < 0) {
-		rc = lt_uw_find_rule(LT_LOOKUP_CTX(w), w->slot, lt_frame_pc(w->r.pc, w->how),
-				     &rule, &row);
+		rc = LT_FIND_RULE(w, lt_frame_pc(w->r.pc, w->how), &rule, &row);
 		/* Code without tables, or (in a trace) in no mapping the tables know
 		** yet (a trace flush maps new machine-code areas): a JIT trace if the
 		** cframe rule finds its VM frame. */

@@ -253,7 +253,7 @@ struct lt_uw_mapping {
 /* All executable mappings of one target process, sorted by start. */
 struct lt_uw_proc {
 	__u32 n;		/* valid entries in m[] */
-	__u32 generation;	/* bumped by user space on every rewrite */
+	__u32 generation;	/* new on every rewrite, unique over all slots, not 0 */
 	struct lt_uw_mapping m[LT_MAX_MAPPINGS];
 };
 
