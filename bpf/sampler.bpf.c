@@ -145,20 +145,21 @@ static __always_inline int memo_find_rule(struct lt_walk *w, __u64 pc, struct lt
 	struct rule_memo *m = bpf_map_lookup_elem(&memo, &key);
 	int rc;
 
-	if (m && gen && m->generation == gen && m->pc == pc && m->slot == w->slot) {
-		*row = -1;
-		*out = m->rule;
-		return m->rc;
-	}
-	rc = lt_uw_find_rule(NULL, w->slot, pc, out, row);
-	if (m && gen) {
+	if (!m || !gen)
+		return lt_uw_find_rule(NULL, w->slot, pc, out, row);
+	if (m->generation != gen || m->pc != pc || m->slot != w->slot) {
+		rc = lt_uw_find_rule(NULL, w->slot, pc, out, row);
 		m->pc = pc;
 		m->generation = gen;
 		m->slot = (__u16)w->slot;
 		m->rc = (__u8)rc;
 		m->rule = rc == LT_STOP__COUNT ? *out : (struct lt_uw_rule){ 0 };
 	}
-	return rc;
+	/* Hit or not, the answer comes from the entry: both ways leave the
+	** verifier the same state, explored once. */
+	*row = -1;
+	*out = m->rule;
+	return m->rc;
 }
 
 static __always_inline struct lt_walk *walk_state(void)
