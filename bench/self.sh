@@ -17,10 +17,11 @@ wl=$!
 sleep 0.5
 tmux -S "$sock" -f /dev/null new-session -d -s b -x 160 -y 45 \
 	"env TERM=tmux-256color LANG=C.UTF-8 $top/.output/luatop -d 1 -F $hz -p $wl"
-lt=''
+# The pane's process: env exec'd luatop (another luatop may run meanwhile).
+lt=$(tmux -S "$sock" list-panes -t b -F '#{pane_pid}' 2>/dev/null | head -1)
 i=0
-while [ -z "$lt" ] && [ $i -lt 50 ]; do lt=$(pgrep -n -x luatop || true); sleep 0.1; i=$((i + 1)); done
-[ -n "$lt" ] || { echo "self.sh: luatop did not start" >&2; exit 1; }
+while [ $i -lt 50 ] && [ "$(cat "/proc/$lt/comm" 2>/dev/null)" != luatop ]; do sleep 0.1; i=$((i + 1)); done
+[ "$(cat "/proc/$lt/comm" 2>/dev/null)" = luatop ] || { echo "self.sh: luatop did not start" >&2; exit 1; }
 tck=$(getconf CLK_TCK)
 cpu() { awk '{ print $14 + $15 }' "/proc/$lt/stat"; }
 rss() { awk '/^VmRSS/ { print $2 }' "/proc/$lt/status"; }

@@ -393,8 +393,6 @@ static int run(struct session *s)
 			   "for batch mode (see --help)");
 	if (check_kernel())
 		return 1;
-	if (!o->cmd)
-		raise_priority();	/* no command to fork: from the start */
 	s->model = tmodel__new();
 	s->collector = s->model ? collector__new(s->model) : NULL;
 	if (!s->collector)
@@ -497,6 +495,10 @@ int main(int argc, char **argv)
 			return die(1, "cannot write to standard output");
 		return 0;
 	}
+	/* No command to fork: the reader's priority from the start, before the
+	** loading (the sampler, symbols, tables) that a loaded machine delays. */
+	if (!opt.cmd && !opt.input && !opt.help && !opt.version)
+		raise_priority();
 	lt_log_set_verbose(opt.verbose);
 	signals__install(&stop_requested);
 	if (opt.input && opt.output)
