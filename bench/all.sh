@@ -25,7 +25,7 @@ for w in "$top/tests/workloads/inline.lua" "$top/scripts/demo.lua"; do
 	taskset -c 1 "$top/.output/luatop" -F 999 -p "$pid" --duration 3 -o /dev/null \
 		--record "$tmp/rec" 2>/dev/null
 	echo "$(basename "$w"):"
-	taskset -c 1 "$top/.output/bench/ingest_replay" "$tmp/rec" "$([ "$q" = 1 ] && echo 3 || echo 9)" path off
+	taskset -c 1 "$top/.output/bench/ingest_replay" "$tmp/rec" "$([ "$q" = 1 ] && echo 3 || echo 9)" path:live path:batch off
 	kill "$pid" 2>/dev/null
 	rm -f "$tmp/rec"
 done

@@ -782,7 +782,7 @@ static int inflate_all(const unsigned char *src, size_t len, unsigned char **out
 	z_stream z = { 0 };
 	size_t cap = len * 4 + 4096, n = 0;
 	unsigned char *buf = NULL;
-	int zr = Z_OK;
+	int zr = Z_OK, rc = 0;
 
 	if (inflateInit2(&z, 15 + 32) != Z_OK)
 		return -ENOMEM;
@@ -796,10 +796,13 @@ static int inflate_all(const unsigned char *src, size_t len, unsigned char **out
 			if (cap > PPROF_RAW_MAX + 1)
 				cap = PPROF_RAW_MAX + 1;
 			*why = "it inflates to more than 256 MiB";
-			if (n >= PPROF_RAW_MAX + 1 || !(nb = realloc(buf, cap))) {
-				free(buf);
-				inflateEnd(&z);
-				return n >= PPROF_RAW_MAX + 1 ? -EINVAL : -ENOMEM;
+			if (n >= PPROF_RAW_MAX + 1) {
+				rc = -EINVAL;
+				goto fail;
+			}
+			if (!(nb = realloc(buf, cap))) {
+				rc = -ENOMEM;
+				goto fail;
 			}
 			buf = nb;
 		}
@@ -809,21 +812,23 @@ static int inflate_all(const unsigned char *src, size_t len, unsigned char **out
 		n = cap - z.avail_out;
 		*why = "corrupt gzip data";
 		if (zr != Z_OK && zr != Z_STREAM_END) {
-			free(buf);
-			inflateEnd(&z);
-			return -EINVAL;
+			rc = -EINVAL;
+			goto fail;
 		}
 		if (zr == Z_OK && !z.avail_in && z.avail_out) {
 			*why = "truncated gzip data";
-			free(buf);
-			inflateEnd(&z);
-			return -EINVAL;
+			rc = -EINVAL;
+			goto fail;
 		}
 	}
 	inflateEnd(&z);
 	*out = buf;
 	*outlen = n;
 	return 0;
+fail:
+	free(buf);
+	inflateEnd(&z);
+	return rc;
 }
 
 int pprof__sniff(const void *buf, size_t len)
