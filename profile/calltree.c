@@ -59,8 +59,6 @@ struct ct_node {
 	double dec[2];		/* the same, decaying, scaled by 2^((t - t0)/H) */
 };
 
-#define CT_LEAF_MEMO	4096	/* paths whose last node is remembered (a power of two) */
-
 struct calltree {
 	struct ct_node *node;
 	uint32_t n, cap;	/* nodes used / allocated */
@@ -75,8 +73,6 @@ struct calltree {
 	uint64_t head;		/* now / NS: the newest second in the ring */
 	uint64_t t0;		/* decay reference time, ns */
 	double scale;		/* 2^(-(now - t0)/H) */
-	uint32_t leaf_memo[CT_LEAF_MEMO];	/* by path hash: the path's last node, 0 none;
-						   a hint, checked by walking up */
 };
 
 /* -- Helpers ------------------------------------------------------------ */
@@ -116,7 +112,6 @@ static void ct_init_root(struct calltree *t)
 	t->node[0].parent = t->node[0].child = t->node[0].next = CT_NONE;
 	t->n = 1;
 	t->max_depth = 0;
-	memset(t->leaf_memo, 0, sizeof(t->leaf_memo));
 }
 
 /* -- Lifetime ----------------------------------------------------------- */
@@ -379,50 +374,6 @@ static uint32_t ct_newnode(struct calltree *t, uint32_t parent, uint32_t frame)
 	return id;
 }
 
-/* Hash of a path of frames, for the leaf memo. */
-static uint32_t ct_path_hash(const uint32_t *frames, uint32_t n)
-{
-	uint64_t h = n;
-
-	for (uint32_t i = 0; i < n; i++)
-		h = (h ^ frames[i]) * 0x100000001b3ull;
-	return (uint32_t)(h ^ h >> 29);
-}
-
-/* Is node x the end of path frames[0..n) from the root? */
-static int ct_path_is(const struct calltree *t, uint32_t x, const uint32_t *frames, uint32_t n)
-{
-	if (x >= t->n || t->node[x].depth != n)
-		return 0;
-	for (uint32_t i = n; i-- > 0; x = t->node[x].parent)
-		if (x == CT_ROOT || t->node[x].frame != frames[i])
-			return 0;
-	return x == CT_ROOT;
-}
-
-/*
-** The node of path frames[0..n), created where missing; CT_NONE on ENOMEM. Most
-** samples repeat a recent path: the memo's node, checked from the leaf up (the
-** nodes the counts then go to), spares a hash lookup per frame.
-*/
-static uint32_t ct_path(struct calltree *t, const uint32_t *frames, uint32_t n)
-{
-	uint32_t *memo = &t->leaf_memo[ct_path_hash(frames, n) & (CT_LEAF_MEMO - 1)];
-	uint32_t x = CT_ROOT;
-
-	if (n && *memo && ct_path_is(t, *memo, frames, n))
-		return *memo;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t c = ct_lookup(t, x, frames[i], NULL);
-
-		if (c == CT_NONE && (c = ct_newnode(t, x, frames[i])) == CT_NONE)
-			return CT_NONE;	/* the new nodes keep zero counts: invisible */
-		x = c;
-	}
-	*memo = x;
-	return x;
-}
-
 /* Add count samples of frames[0..n) at time_ns. */
 int calltree__add(struct calltree *t, const uint32_t *frames, uint32_t n, uint64_t count,
 		  uint64_t time_ns, unsigned flags)
@@ -437,16 +388,20 @@ int calltree__add_marked(struct calltree *t, const uint32_t *frames, const uint8
 {
 	uint64_t fb = flags & CT_FALLBACK ? count : 0, sec = time_ns / NS;
 	struct ct_delta *d = NULL;
-	uint32_t x;
+	uint32_t x = CT_ROOT;
 	double f;
 
 	if (n && !frames)
 		return -EINVAL;
 	if (!count)
 		return 0;
-	x = ct_path(t, frames, n);
-	if (x == CT_NONE)
-		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t c = ct_lookup(t, x, frames[i], NULL);
+
+		if (c == CT_NONE && (c = ct_newnode(t, x, frames[i])) == CT_NONE)
+			return -ENOMEM;	/* the new nodes keep zero counts: invisible */
+		x = c;
+	}
 	ct_clock(t, time_ns);
 	if (sec + t->span > t->head) {	/* within (head - span, head] */
 		d = ct_delta(t, x, sec);

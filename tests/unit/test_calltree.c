@@ -196,9 +196,9 @@ static uint32_t pool_path(uint32_t k, uint32_t round, uint32_t *path)
 	return n;
 }
 
-Test(calltree, repeated_paths_count_alike_through_the_leaf_memo)
+Test(calltree, repeated_paths_count_alike_across_a_reset)
 {
-	enum { POOL = 6000 };	/* more paths than the memo has entries: collisions */
+	enum { POOL = 6000 };
 	struct calltree *t = calltree__new(10, 10);
 	static uint64_t want[POOL];
 	uint64_t seed = 7;
