@@ -84,10 +84,10 @@ static __always_inline int memo_find_rule(struct lt_walk *w, __u64 pc, struct lt
 /*
 ** The stack window: the user stack's page at the sampled sp and the page above,
 ** copied in two reads (one per page: a read that reached into an unmapped page
-** would fail whole). A user read costs ~130 ns here, about as
-** much for 4 KB as for 8 bytes, and most of a native walk's reads (return
-** addresses, saved rbp, the VM's cframes) land there: 8-byte reads inside the
-** window are loads from the copy.
+** would fail whole). A user read costs ~130 ns here, about as much for 4 KB as
+** for 8 bytes, and most of a native walk's reads (return addresses, saved rbp,
+** the VM's cframes) land there: 8-byte reads inside the window are loads from
+** the copy.
 */
 #define STACK_PAGE	4096
 #define STACK_WIN	(2 * STACK_PAGE)
@@ -102,7 +102,6 @@ struct sampler_walk {
 	__u64 stk_n;		/* offsets below this hold 8 copied bytes; 0: none */
 	__u8 stk[STACK_WIN + 8];
 };
-
 
 /*
 ** Rule memo: what lt_uw_find_rule answered for a pc, per CPU, direct-mapped.
@@ -225,7 +224,7 @@ static __always_inline long logged_read(void *ctx, void *dst, __u32 size, __u64 
 
 /* An 8-byte read of the walk that is likely on the stack: from the stack window
 ** when it is there. */
-static __always_inline __attribute__((unused)) long stack_read(void *ctx, __u64 *dst, __u64 addr)
+static __always_inline long stack_read(void *ctx, __u64 *dst, __u64 addr)
 {
 	struct sampler_walk *sw = ctx;
 	__u64 off = addr - sw->stk_lo;
