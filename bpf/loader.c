@@ -1,7 +1,8 @@
 /*
 ** Loader of the BPF sampler.
 ** Lifecycle: open -> size maps -> load -> fill targets -> one cpu-clock perf event
-** per online CPU with the program attached -> ring buffer polling -> destroy.
+** per online CPU with the program attached (-> the off-CPU tracepoints) -> ring
+** buffer polling -> destroy.
 */
 #include <errno.h>
 #include <poll.h>
@@ -29,6 +30,7 @@ struct sampler {
 	struct ring_buffer *rb;
 	struct tables *tables;
 	struct bpf_link **links;	/* one per CPU, NULL for offline CPUs */
+	struct bpf_link *off_links[2];	/* sched_switch, sys_exit: -e offcpu, wall */
 	int *pfds;
 	int ncpus;
 	sampler_fn on_sample;
@@ -211,6 +213,10 @@ static int load(struct sampler *s, const struct sampler_opts *o, char *err, size
 		return errf(err, errlen, rc, "cannot size the BPF maps: %s", strerror(-rc));
 	s->skel->rodata->capture_every = o->capture_every;
 	s->skel->rodata->wakeup_bytes = s->ring_bytes / 4;
+	s->skel->rodata->min_block_ns = o->min_block_ns;
+	/* The off-CPU programs hold a walk each: verified only when used. */
+	bpf_program__set_autoload(s->skel->progs.switch_task, o->offcpu);
+	bpf_program__set_autoload(s->skel->progs.syscall_done, o->offcpu);
 	rc = sampler_bpf__load(s->skel);
 	if (rc && geteuid() != 0)
 		return errf(err, errlen, rc, "cannot load the BPF sampler: %s%s", strerror(-rc),
@@ -219,6 +225,24 @@ static int load(struct sampler *s, const struct sampler_opts *o, char *err, size
 		return errf(err, errlen, rc, "the kernel refused the BPF sampler (%s): luatop "
 			    "needs Linux >= 5.17 with BTF; -v shows the verifier log",
 			    strerror(-rc));
+	return 0;
+}
+
+/* Off-CPU time: the scheduler's switches and the system calls' returns. */
+static int attach_offcpu(struct sampler *s, char *err, size_t errlen)
+{
+	struct bpf_program *progs[2] = { s->skel->progs.switch_task, s->skel->progs.syscall_done };
+	const char *names[2] = { "sched_switch", "sys_exit" };
+
+	for (int i = 0; i < 2; i++) {
+		s->off_links[i] = bpf_program__attach(progs[i]);
+		if (!s->off_links[i]) {
+			int e = errno;
+
+			return errf(err, errlen, e, "cannot attach to the %s tracepoint for "
+				    "off-CPU time: %s", names[i], strerror(e));
+		}
+	}
 	return 0;
 }
 
@@ -246,6 +270,8 @@ int sampler__open(const struct sampler_opts *o, struct sampler **out, char *err,
 	}
 	if (!rc)
 		rc = attach_cpus(s, o->freq, err, errlen);
+	if (!rc && o->offcpu)
+		rc = attach_offcpu(s, err, errlen);
 	if (rc) {
 		sampler__delete(s);
 		return rc;
@@ -256,6 +282,10 @@ int sampler__open(const struct sampler_opts *o, struct sampler **out, char *err,
 
 void sampler__detach(struct sampler *s)
 {
+	for (int i = 0; s && i < 2; i++) {
+		bpf_link__destroy(s->off_links[i]);
+		s->off_links[i] = NULL;
+	}
 	for (int cpu = 0; s && s->links && s->pfds && cpu < s->ncpus; cpu++) {
 		bpf_link__destroy(s->links[cpu]);
 		s->links[cpu] = NULL;
@@ -299,13 +329,13 @@ int sampler__consume(struct sampler *s)
 	return ring_buffer__consume(s->rb);
 }
 
-void sampler__drops(const struct sampler *s, uint64_t out[LT_DROP__COUNT])
+/* Each entry of a per-CPU array of n counters, summed over CPUs. */
+static void sum_percpu(int fd, uint64_t *out, unsigned n)
 {
-	int fd = bpf_map__fd(s->skel->maps.drops);
 	int ncpus = libbpf_num_possible_cpus();
 	uint64_t *percpu = calloc(ncpus > 0 ? ncpus : 1, sizeof(*percpu));
 
-	for (__u32 r = 0; r < LT_DROP__COUNT; r++) {
+	for (__u32 r = 0; r < n; r++) {
 		out[r] = 0;
 		if (!percpu || bpf_map_lookup_elem(fd, &r, percpu))
 			continue;
@@ -313,6 +343,16 @@ void sampler__drops(const struct sampler *s, uint64_t out[LT_DROP__COUNT])
 			out[r] += percpu[c];
 	}
 	free(percpu);
+}
+
+void sampler__drops(const struct sampler *s, uint64_t out[LT_DROP__COUNT])
+{
+	sum_percpu(bpf_map__fd(s->skel->maps.drops), out, LT_DROP__COUNT);
+}
+
+void sampler__offstats(const struct sampler *s, uint64_t out[LT_OFF__COUNT])
+{
+	sum_percpu(bpf_map__fd(s->skel->maps.offstats), out, LT_OFF__COUNT);
 }
 
 size_t sampler__ring_bytes(const struct sampler *s)

@@ -1,6 +1,7 @@
 /*
-** Loader of the BPF sampler: open, size, load, attach one perf event per CPU,
-** and deliver samples from the ring buffer.
+** Loader of the BPF sampler: open, size, load, attach one perf event per CPU
+** (and, for off-CPU time, the sched_switch and sys_exit tracepoints), and
+** deliver samples from the ring buffer.
 */
 #ifndef LUATOP_BPF_LOADER_H
 #define LUATOP_BPF_LOADER_H
@@ -29,6 +30,8 @@ struct sampler_opts {
 	size_t ringbuf_bytes;	/* 0: default; rounded up to a power of two pages */
 	unsigned max_rows;	/* unwind rows for all files; 0: default */
 	unsigned capture_every;	/* capture mode: every Nth sample; 0: off */
+	int offcpu;		/* also time blocked (sched_switch, sys_exit): -e offcpu, wall */
+	uint64_t min_block_ns;	/* off-CPU: shorter blocks are counted, not walked */
 	sampler_fn on_sample;
 	capture_fn on_capture;
 	void *ctx;
@@ -50,6 +53,8 @@ int sampler__wait(struct sampler *s, int timeout_ms);
 int sampler__consume(struct sampler *s);
 /* Samples dropped in the kernel, summed over CPUs, by reason. */
 void sampler__drops(const struct sampler *s, uint64_t out[LT_DROP__COUNT]);
+/* Off-CPU time summed over CPUs, by enum lt_offstat (all 0 without offcpu). */
+void sampler__offstats(const struct sampler *s, uint64_t out[LT_OFF__COUNT]);
 /* The unwind tables of the targets (to resync on dlopen/exec). */
 struct tables *sampler__tables(const struct sampler *s);
 /* The ring buffer's size in bytes (chosen from the CPUs and the rate by default). */

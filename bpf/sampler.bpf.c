@@ -98,6 +98,7 @@ struct sampler_walk {
 	__u64 count;		/* samples on this CPU, for capture_every */
 	__u32 generation;	/* of the tables this sample's slot holds */
 	__u8 capturing;		/* this sample is captured: log its reads */
+	__u8 busy;		/* an off-CPU walk is using this scratch */
 	__u64 stk_lo;		/* the stack window: from the page of the sampled sp */
 	__u64 stk_n;		/* offsets below this hold 8 copied bytes; 0: none */
 	__u8 stk[STACK_WIN + 8];
@@ -411,34 +412,26 @@ static __always_inline void capture_end(struct sampler_walk *sw)
 		count_drop(LT_DROP_RINGBUF_FULL);
 }
 
-SEC("perf_event")
-int sample(struct bpf_perf_event_data *ctx)
+/*
+** Walk the current thread (of tgid, in uw_procs slot slot) into sw->w.s: the
+** header, the user registers, the LuaJIT state and frames, the user stack.
+** The kernel stack and the event are the caller's.
+*/
+static __always_inline void walk_current(struct sampler_walk *sw, __u32 tgid, __u32 tid,
+					 __u32 slot)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0, *slot, idx;
+	struct lt_walk *w = &sw->w;
 	const struct lt_lua_cfg *cfg;
-	struct sampler_walk *sw;
-	struct lt_walk *w;
 	struct lt_uregs u;
-	__u64 flags, G0, Gt;
-	__u32 size;
-	long n;
+	__u64 G0, Gt;
+	__u32 idx;
 
-	slot = bpf_map_lookup_elem(&targets, &tgid);
-	if (!slot)
-		return 0;
-	sw = bpf_map_lookup_elem(&scratch, &zero);
-	if (!sw) {
-		count_drop(LT_DROP_NO_SCRATCH);
-		return 0;
-	}
-	w = &sw->w;
 	w->s.type = LT_WIRE_SAMPLE;
 	w->s.tgid = tgid;
 	w->s.tid = tid;
 	w->s.cpu = bpf_get_smp_processor_id();
 	w->s.time_ns = bpf_ktime_get_ns();
-	w->slot = *slot;
+	w->slot = slot;
 	sw->generation = tables_generation(w->slot);
 	sw->capturing = 0;
 	sw->stk_n = 0;
@@ -446,33 +439,33 @@ int sample(struct bpf_perf_event_data *ctx)
 		lt_walk_reset(w);
 		w->s.flags |= LT_SAMPLE_USER_ERR;
 		w->s.user_stop = LT_STOP_KERNEL_ONLY;
-	} else {
-		idx = w->slot / 2;
-		cfg = bpf_map_lookup_elem(&lua_cfg, &idx);
-		Gt = cfg && cfg->enabled ? cached_G(tid) : 0;
-		G0 = Gt || !cfg || !cfg->enabled ? Gt : process_G(tgid);
-		stack_window(sw, u.sp);
-		if (capture_every)
-			capture_begin(sw, &u, G0);
-		lt_walk_begin(w, &u, cfg, G0);
-		if (w->G_from_regs) {
-			cache_G(tid, Gt, w->s.G);
-			note_process_G(tgid, w->s.G);
-		}
-		lt_walk_user(w);
+		return;
 	}
+	idx = w->slot / 2;
+	cfg = bpf_map_lookup_elem(&lua_cfg, &idx);
+	Gt = cfg && cfg->enabled ? cached_G(tid) : 0;
+	G0 = Gt || !cfg || !cfg->enabled ? Gt : process_G(tgid);
+	stack_window(sw, u.sp);
+	if (capture_every)
+		capture_begin(sw, &u, G0);
+	lt_walk_begin(w, &u, cfg, G0);
+	if (w->G_from_regs) {
+		cache_G(tid, Gt, w->s.G);
+		note_process_G(tgid, w->s.G);
+	}
+	lt_walk_user(w);
+}
 
-	/* Interrupted in user mode: there is no kernel stack to walk. */
-	n = (ctx->regs.cs & 3) == 3 ? 0 :
-	    bpf_get_stack(ctx, w->s.kernel, sizeof(w->s.kernel), 0);
-	if (n < 0)
-		w->s.flags |= LT_SAMPLE_KERNEL_ERR;
-	w->s.n_kernel = frames_of(n);
-	size = lt_sample_size(w->s.n_lua);
+/* Send the walked sample, sized to its Lua frames. */
+static __always_inline void send_sample(struct sampler_walk *sw)
+{
+	struct lt_walk *w = &sw->w;
+	__u32 size = lt_sample_size(w->s.n_lua);
+	__u64 flags;
+
 	asm volatile("" : "+r"(size));
 	if (size > sizeof(w->s))	/* for the verifier: lt_sample_size never exceeds it */
 		size = sizeof(w->s);
-
 	/* A wakeup per sample costs more than the whole walk (an irq_work,
 	** ~8 us in a VM): user space polls on a timer and is woken only when
 	** the ring fills up, or when code the tables do not know runs (a
@@ -484,5 +477,215 @@ int sample(struct bpf_perf_event_data *ctx)
 		count_drop(LT_DROP_RINGBUF_FULL);
 	if (capture_every && sw->capturing)
 		capture_end(sw);
+}
+
+SEC("perf_event")
+int sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, zero = 0, *slot;
+	struct sampler_walk *sw;
+	long n;
+
+	slot = bpf_map_lookup_elem(&targets, &tgid);
+	if (!slot)
+		return 0;
+	sw = bpf_map_lookup_elem(&scratch, &zero);
+	if (!sw) {
+		count_drop(LT_DROP_NO_SCRATCH);
+		return 0;
+	}
+	/* This CPU was walking a thread for its off-CPU sample when the perf
+	** event's NMI came: the scratch is in use. */
+	if (sw->busy) {
+		count_drop(LT_DROP_BUSY);
+		return 0;
+	}
+	walk_current(sw, tgid, (__u32)id, *slot);
+	sw->w.s.event = LT_EVENT_CPU;
+	sw->w.s.weight_ns = 0;
+	/* Interrupted in user mode: there is no kernel stack to walk. */
+	n = (ctx->regs.cs & 3) == 3 ? 0 :
+	    bpf_get_stack(ctx, sw->w.s.kernel, sizeof(sw->w.s.kernel), 0);
+	if (n < 0)
+		sw->w.s.flags |= LT_SAMPLE_KERNEL_ERR;
+	sw->w.s.n_kernel = frames_of(n);
+	send_sample(sw);
+	return 0;
+}
+
+/* -- Off-CPU time (-e offcpu, -e wall) --------------------------------------- */
+
+/*
+** A target thread's time off CPU is measured from its switch-out (sched_switch,
+** the thread current) to its switch-in (sched_switch of the thread that makes
+** way for it), and sent as a sample when its system call returns (sys_exit):
+** then the thread is current again with the user registers and stack it
+** blocked with, so the walk is the one a CPU sample would make there, and only
+** blocks longer than --min-block pay for it. A system call may block several
+** times (a futex, a read in parts): its blocks add up. The kernel stack of its
+** first block is kept at the switch-out.
+*/
+const volatile __u64 min_block_ns = 1000000;	/* --min-block */
+
+struct block {
+	__u64 t_out;		/* when the thread last switched out; 0: on CPU */
+	__u64 blocked_ns;	/* time blocked in this system call so far */
+	__u64 pc, sp;		/* its user registers then: its sys_exit has the same */
+	__u32 runnable;		/* the last switch-out was a preemption, not a block */
+	__u32 n_kernel;		/* valid entries in kernel[]; 0: not taken yet */
+	__u64 kernel[LT_MAX_KERNEL];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 8192);
+	__type(key, __u32);
+	__type(value, struct block);
+} blocks SEC(".maps");
+
+/* A zeroed struct block: values bigger than the BPF stack come from a map. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct block);
+} block_zero SEC(".maps");
+
+/* Counters indexed by enum lt_offstat, summed over CPUs by user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, LT_OFF__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} offstats SEC(".maps");
+
+static __always_inline void offstat_add(__u32 what, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&offstats, &what);
+
+	if (v)
+		*v += n;	/* per CPU, and sched_switch and sys_exit never nest */
+}
+
+/* The kernel's task, as far as luatop reads it (CO-RE: offsets from the kernel's BTF). */
+struct task_struct {
+	int pid;
+} __attribute__((preserve_access_index));
+
+/* The user pc and sp the current thread entered the kernel with. */
+static __always_inline int user_pc_sp(__u64 *pc, __u64 *sp)
+{
+	struct pt_regs *r = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+
+	return bpf_probe_read_kernel(pc, sizeof(*pc), &r->rip) |
+	       bpf_probe_read_kernel(sp, sizeof(*sp), &r->rsp);
+}
+
+/* The thread tid switches in: the time since its switch-out ends. */
+static __always_inline void switched_in(__u32 tid, __u64 now)
+{
+	struct block *b = bpf_map_lookup_elem(&blocks, &tid);
+	__u64 d;
+
+	if (!b || !b->t_out)
+		return;
+	d = now - b->t_out;
+	b->t_out = 0;
+	if (b->runnable)
+		offstat_add(LT_OFF_RUNNABLE_NS, d);
+	else
+		b->blocked_ns += d;
+}
+
+/* The current thread, of a target, switches out: blocked, or preempted. */
+static __always_inline void switched_out(void *ctx, __u32 tid, __u64 now, int blocked)
+{
+	struct block *b = bpf_map_lookup_elem(&blocks, &tid);
+	__u32 zero = 0;
+	__u64 pc, sp;
+
+	if (!b) {
+		struct block *z = bpf_map_lookup_elem(&block_zero, &zero);
+
+		if (!z || bpf_map_update_elem(&blocks, &tid, z, BPF_NOEXIST))
+			return;
+		b = bpf_map_lookup_elem(&blocks, &tid);
+		if (!b)
+			return;
+	}
+	b->t_out = now;
+	b->runnable = !blocked;
+	if (!blocked || user_pc_sp(&pc, &sp))
+		return;
+	if (b->blocked_ns && (b->pc != pc || b->sp != sp)) {
+		/* Time of an earlier block that no system call's return claimed:
+		** it blocked in a page fault. */
+		offstat_add(LT_OFF_OTHER_NS, b->blocked_ns);
+		b->blocked_ns = 0;
+		b->n_kernel = 0;
+	}
+	b->pc = pc;
+	b->sp = sp;
+	if (!b->n_kernel)
+		b->n_kernel = frames_of(bpf_get_stack(ctx, b->kernel, sizeof(b->kernel), 0));
+}
+
+/* sched_switch(preempt, prev, next, prev_state), with prev current. */
+SEC("tp_btf/sched_switch")
+int switch_task(__u64 *ctx)
+{
+	struct task_struct *next = (struct task_struct *)ctx[2];
+	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
+	__u32 tgid = id >> 32;
+	int blocked = !ctx[0] && (__u32)ctx[3] != 0;	/* not TASK_RUNNING */
+
+	switched_in((__u32)next->pid, now);
+	if (bpf_map_lookup_elem(&targets, &tgid))
+		switched_out(ctx, (__u32)id, now, blocked);
+	return 0;
+}
+
+/* sys_exit(regs, ret): a system call that blocked returns; walk it. */
+SEC("tp_btf/sys_exit")
+int syscall_done(__u64 *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid(), pc, sp, blocked;
+	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0, *slot, nk;
+	struct sampler_walk *sw;
+	struct block *b = bpf_map_lookup_elem(&blocks, &tid);
+
+	if (!b || !b->blocked_ns)
+		return 0;
+	blocked = b->blocked_ns;
+	nk = b->n_kernel;
+	b->blocked_ns = 0;
+	b->n_kernel = 0;
+	if (user_pc_sp(&pc, &sp) || pc != b->pc || sp != b->sp) {
+		offstat_add(LT_OFF_OTHER_NS, blocked);
+		return 0;
+	}
+	if (blocked < min_block_ns) {
+		offstat_add(LT_OFF_SHORT, 1);
+		offstat_add(LT_OFF_SHORT_NS, blocked);
+		return 0;
+	}
+	slot = bpf_map_lookup_elem(&targets, &tgid);
+	sw = bpf_map_lookup_elem(&scratch, &zero);
+	if (!slot || !sw) {
+		count_drop(slot ? LT_DROP_NO_SCRATCH : LT_DROP_NO_TARGET_SLOT);
+		return 0;
+	}
+	offstat_add(LT_OFF_BLOCKS, 1);
+	offstat_add(LT_OFF_BLOCKED_NS, blocked);
+	sw->busy = 1;
+	walk_current(sw, tgid, tid, *slot);
+	sw->w.s.event = LT_EVENT_OFFCPU;
+	sw->w.s.weight_ns = blocked;
+	sw->w.s.n_kernel = nk < LT_MAX_KERNEL ? (__u16)nk : LT_MAX_KERNEL;
+	if (bpf_probe_read_kernel(sw->w.s.kernel, sizeof(sw->w.s.kernel), b->kernel))
+		sw->w.s.n_kernel = 0;
+	send_sample(sw);
+	sw->busy = 0;
 	return 0;
 }

@@ -16,7 +16,7 @@
 
 /* -- Version and record types ---------------------------------------------- */
 
-#define LT_WIRE_VERSION		6	/* bump on any change of this file's layouts */
+#define LT_WIRE_VERSION		7	/* bump on any change of this file's layouts */
 #define LT_WIRE_TYPE(kind)	(0x4c540000u | (kind) << 8 | LT_WIRE_VERSION)	/* "LT" */
 #define LT_WIRE_SAMPLE		LT_WIRE_TYPE(0)	/* struct lt_sample */
 #define LT_WIRE_CAPTURE		LT_WIRE_TYPE(1)	/* struct lt_capture */
@@ -98,6 +98,27 @@ static inline __attribute__((always_inline)) __u64 lt_frame_pc(__u64 pc, __u8 ho
 	return (how == LT_HOW_LEAF || how == LT_HOW_SIGNAL) ? pc : pc - 1;
 }
 
+/* What a sample measures (lt_sample.event). */
+enum lt_event {
+	LT_EVENT_CPU = 0,	/* on CPU: one sampling period of the perf event */
+	LT_EVENT_OFFCPU,	/* blocked: weight_ns off CPU in one system call, ending at time_ns */
+	LT_EVENT__COUNT
+};
+
+/*
+** Off-CPU time of the targets the profile does not hold, and what it holds:
+** the BPF per-CPU counter array index (offstats), summed by user space.
+*/
+enum lt_offstat {
+	LT_OFF_BLOCKS,		/* blocks sent as samples */
+	LT_OFF_BLOCKED_NS,	/* ... their time */
+	LT_OFF_SHORT,		/* blocks shorter than --min-block, not walked */
+	LT_OFF_SHORT_NS,	/* ... their time */
+	LT_OFF_OTHER_NS,	/* blocked outside a system call (a page fault): no stack */
+	LT_OFF_RUNNABLE_NS,	/* preempted while runnable: waiting for a CPU, not blocked */
+	LT_OFF__COUNT
+};
+
 /* Why the user-space walk ended (lt_sample.user_stop). */
 enum lt_stop {
 #define LT_STOP(name, text) LT_STOP_##name,
@@ -133,6 +154,7 @@ struct lt_lua_frame {
 **
 **   +------+------+-----+-----+---------+--------+----------+-------+-----------+
 **   | type | tgid | tid | cpu | time_ns | n_user | n_kernel | flags | user_stop |
+**   | event | weight_ns                                                         |
 **   +------+------+-----+-----+---------+--------+----------+-------+-----------+
 **   | user[LT_MAX_USER]       pcs, leaf first, n_user valid                     |
 **   | kernel[LT_MAX_KERNEL]   return addresses, leaf first, n_kernel valid      |
@@ -155,7 +177,8 @@ struct lt_sample {
 	__u16 n_kernel;			/* valid entries in kernel[] */
 	__u16 flags;			/* LT_SAMPLE_* */
 	__u8 user_stop;			/* enum lt_stop: why the user walk ended */
-	__u8 pad0;
+	__u8 event;			/* enum lt_event */
+	__u64 weight_ns;		/* LT_EVENT_OFFCPU: nanoseconds blocked; else 0 */
 	__u64 user[LT_MAX_USER];	/* user pcs, leaf first (callers: return addresses) */
 	__u64 kernel[LT_MAX_KERNEL];	/* kernel return addresses, leaf first */
 	__u8 user_how[LT_MAX_USER];	/* enum lt_frame_how per user frame, | LT_HOW_F_* */
@@ -274,7 +297,7 @@ struct lt_lua_cfg {
 
 /* -- Layout checks ------------------------------------------------------------ */
 
-#define LT_SAMPLE_HDR_SIZE	32
+#define LT_SAMPLE_HDR_SIZE	40
 _Static_assert(sizeof(struct lt_lua_frame) == 32, "lt_lua_frame layout");
 _Static_assert(sizeof(struct lt_sample) ==
 	       LT_SAMPLE_HDR_SIZE + 8 * (LT_MAX_USER + LT_MAX_KERNEL) + LT_MAX_USER + 24 +
@@ -300,6 +323,7 @@ _Static_assert(LT_MAX_USER <= 0xffff && LT_MAX_KERNEL <= 0xffff && LT_MAX_LUA <=
 	       "frame counts fit their __u16 fields");
 _Static_assert(LT_SAMPLE_FLAGS_ALL <= 0xffff, "sample flags fit lt_sample.flags");
 _Static_assert(LT_STOP__COUNT <= 0xff, "stop codes fit lt_sample.user_stop");
+_Static_assert(LT_EVENT__COUNT <= 0xff, "events fit lt_sample.event");
 _Static_assert(LT_HOW__END - 1 <= LT_HOW_MASK && !(LT_HOW_MASK & (LT_HOW_F_VM | LT_HOW_F_TRACE)),
 	       "frame-how codes fit below the user_how flags");
 _Static_assert(LT_LUA_KIND__END <= 0xff && LT_LINK_PCALLH <= 0xff, "Lua codes fit their __u8");
