@@ -69,8 +69,15 @@ struct collector {
 	uint64_t epoch_ns;	/* checks of target memory since are newer than samples
 				   up to this time (collector__epoch) */
 	struct frametab *frames;
-	struct stacktab *stacks[COLLECT_VIEW__COUNT];	/* merged, raw: for export */
-	struct stacktab *labelled[COLLECT_VIEW__COUNT];	/* ... keyed [label set, frames] */
+	/* Per event and view (merged, raw); NULL for the events not built. */
+	struct stacktab *stacks[EV__COUNT][COLLECT_VIEW__COUNT];	/* for export */
+	struct stacktab *labelled[EV__COUNT][COLLECT_VIEW__COUNT];	/* ... keyed [label set, frames] */
+	struct calltree *tree[EV__COUNT][COLLECT_VIEW__COUNT];	/* for the live view */
+	unsigned events;	/* 1 << enum prof_event: the events built */
+	uint64_t period_us;	/* wall: what a CPU sample weighs */
+	uint64_t weight[EV__COUNT];	/* this sample's count in each event; 0: none */
+	uint8_t *class;		/* frame id -> FC_* (frame_class), 0: not known yet */
+	size_t class_cap;
 	struct labelsets labels;	/* the sets of labelled */
 	int proc_roots;		/* root every stack at its process's frame */
 	struct proc_root *roots;	/* pid -> "[PID comm]": open addressing, pid 0
@@ -83,14 +90,15 @@ struct collector {
 	unsigned views;		/* 1 << enum collect_view: the views built */
 	int want_stacks, want_trees;	/* keep stacks[], tree[] of those views */
 	uint32_t label;		/* this sample's set */
-	struct calltree *tree[COLLECT_VIEW__COUNT];	/* merged, raw: for the live view */
 	struct collector_stats stats;
 	unsigned jit_top;	/* this sample's first Lua frames that ran in its trace */
 	unsigned n_inlined;	/* ... of which the trace inlined the first ones */
-	uint32_t lbuf[MG_MAX_OUT + 3];	/* [label set, ("[fallback]",) path] */
-	uint32_t pathbuf[MG_MAX_OUT + 2];	/* [0]: room for "[fallback]" */
+	uint32_t lbuf[MG_MAX_OUT + 3];	/* [label set, (marker,) path] */
+	uint32_t pathbuf[MG_MAX_OUT + 2];	/* [0]: room for "[idle]" or "[fallback]" */
 	uint32_t *path;		/* pathbuf + 1: the stack being added */
-	uint8_t marks[MG_MAX_OUT + 1];	/* CT_MARK_* of each frame of path */
+	uint8_t markbuf[MG_MAX_OUT + 2];	/* marks of pathbuf */
+	int idle;		/* this sample waits for events: rooted at "[idle]" */
+	uint8_t *marks;		/* markbuf + 1: CT_MARK_* of each frame of path */
 	/* One sample's frames by source, root first. */
 	uint32_t nat[LT_MAX_USER], ker[LT_MAX_KERNEL], lua[MG_MAX_LUA];
 	uint8_t nat_how[LT_MAX_USER];
@@ -122,6 +130,7 @@ struct collector *collector__new(struct tmodel *model)
 	if (!c)
 		return NULL;
 	c->path = c->pathbuf + 1;
+	c->marks = c->markbuf + 1;
 	c->views = (1u << COLLECT_VIEW__COUNT) - 1;
 	c->want_stacks = c->want_trees = 1;
 	c->sym = symbolizer__new(model);
@@ -129,12 +138,7 @@ struct collector *collector__new(struct tmodel *model)
 	c->cache = framecache__new();
 	c->frames = frametab__new();
 	ok = c->sym && c->names && c->cache && c->frames;
-	for (int v = 0; v < COLLECT_VIEW__COUNT; v++) {
-		c->stacks[v] = stacktab__new();
-		c->tree[v] = calltree__new(CT_SPAN_DEFAULT, CT_HALF_DEFAULT);
-		ok = ok && c->stacks[v] && c->tree[v];
-	}
-	if (!ok) {
+	if (!ok || collector__set_events(c, 1u << EV_CPU, 0)) {
 		collector__delete(c);
 		errno = ENOMEM;
 		return NULL;
@@ -153,11 +157,13 @@ void collector__delete(struct collector *c)
 		luatraces__delete(c->lprocs[i].traces);
 	free(c->lprocs);
 	frametab__delete(c->frames);
-	for (int v = 0; v < COLLECT_VIEW__COUNT; v++) {
-		stacktab__delete(c->stacks[v]);
-		stacktab__delete(c->labelled[v]);
-		calltree__delete(c->tree[v]);
-	}
+	for (int e = 0; e < EV__COUNT; e++)
+		for (int v = 0; v < COLLECT_VIEW__COUNT; v++) {
+			stacktab__delete(c->stacks[e][v]);
+			stacktab__delete(c->labelled[e][v]);
+			calltree__delete(c->tree[e][v]);
+		}
+	free(c->class);
 	labelsets__free(&c->labels);
 	free(c->roots);
 	free(c->sites);
@@ -166,11 +172,35 @@ void collector__delete(struct collector *c)
 
 int collector__set_labels(struct collector *c, int on)
 {
-	for (int v = 0; on && v < COLLECT_VIEW__COUNT; v++)
-		if (!c->labelled[v] && !(c->labelled[v] = stacktab__new()))
-			return -ENOMEM;
+	for (int e = 0; on && e < EV__COUNT; e++)
+		for (int v = 0; (c->events & 1u << e) && v < COLLECT_VIEW__COUNT; v++)
+			if (!c->labelled[e][v] && !(c->labelled[e][v] = stacktab__new()))
+				return -ENOMEM;
 	c->labels_on = on;
 	return 0;
+}
+
+int collector__set_events(struct collector *c, unsigned events, unsigned freq)
+{
+	for (int e = 0; e < EV__COUNT; e++)
+		for (int v = 0; (events & 1u << e) && v < COLLECT_VIEW__COUNT; v++) {
+			if (!c->stacks[e][v] && !(c->stacks[e][v] = stacktab__new()))
+				return -ENOMEM;
+			if (!c->tree[e][v] &&
+			    !(c->tree[e][v] = calltree__new(CT_SPAN_DEFAULT, CT_HALF_DEFAULT)))
+				return -ENOMEM;
+			if (c->labels_on && !c->labelled[e][v] &&
+			    !(c->labelled[e][v] = stacktab__new()))
+				return -ENOMEM;
+		}
+	c->events = events & ((1u << EV__COUNT) - 1);
+	c->period_us = freq ? (1000000 + freq / 2) / freq : 0;
+	return 0;
+}
+
+unsigned collector__events(const struct collector *c)
+{
+	return c->events;
 }
 
 void collector__set_outputs(struct collector *c, unsigned views, int stacks, int trees)
@@ -180,9 +210,10 @@ void collector__set_outputs(struct collector *c, unsigned views, int stacks, int
 	c->want_trees = trees;
 }
 
-struct stacktab *collector__labelled(const struct collector *c, enum collect_view v)
+struct stacktab *collector__labelled(const struct collector *c, enum prof_event e,
+				     enum collect_view v)
 {
-	return v < COLLECT_VIEW__COUNT && c->labels_on ? c->labelled[v] : NULL;
+	return e < EV__COUNT && v < COLLECT_VIEW__COUNT && c->labels_on ? c->labelled[e][v] : NULL;
 }
 
 const struct collect_labels *collector__label_set(const struct collector *c, uint32_t id)
@@ -256,11 +287,13 @@ static uint32_t root_of(struct collector *c, int pid)
 
 void collector__cut(struct collector *c)
 {
-	for (int v = 0; v < COLLECT_VIEW__COUNT; v++) {
-		stacktab__reset(c->stacks[v]);
-		if (c->labelled[v])
-			stacktab__reset(c->labelled[v]);
-	}
+	for (int e = 0; e < EV__COUNT; e++)
+		for (int v = 0; v < COLLECT_VIEW__COUNT; v++) {
+			if (c->stacks[e][v])
+				stacktab__reset(c->stacks[e][v]);
+			if (c->labelled[e][v])
+				stacktab__reset(c->labelled[e][v]);
+		}
 }
 
 void collector__set_lines(struct collector *c, int on)
@@ -479,6 +512,46 @@ static unsigned lua_frames(struct collector *c, const struct lt_sample *s)
 	return k + nl;
 }
 
+/* What the collector needs to know of some frames, by name (frame_class). */
+enum {
+	FC_WAITS = 0x1,		/* waits for events: an event loop's idle wait, without Lua */
+	FC_TRACER = 0x2,	/* the tracing that took an off-CPU sample's kernel stack */
+	FC_KNOWN = 0x80,	/* classified */
+};
+
+static const char *const wait_names[] = {
+	"ep_poll", "do_epoll_wait", "do_sys_poll", "do_select", "core_sys_select",
+	"epoll_wait", "epoll_pwait", "epoll_pwait2", "poll", "ppoll", "select", "pselect",
+};
+
+/* The FC_* of frame id, worked out once per frame. */
+static unsigned frame_class(struct collector *c, uint32_t id)
+{
+	const struct frame *fr;
+
+	if (id >= c->class_cap) {
+		size_t old = c->class_cap;
+
+		if (grow__room((void **)&c->class, &c->class_cap, (size_t)id + 1, 1))
+			return 0;
+		memset(c->class + old, 0, c->class_cap - old);
+	}
+	if (c->class[id])
+		return c->class[id];
+	fr = frametab__get(c->frames, id);
+	c->class[id] = FC_KNOWN;
+	if (!fr || !fr->name)
+		return c->class[id];
+	for (size_t i = 0; i < sizeof(wait_names) / sizeof(*wait_names); i++)
+		if (!strcmp(fr->name, wait_names[i]))
+			c->class[id] |= FC_WAITS;
+	if (fr->kind == FRAME_KERNEL && (!strncmp(fr->name, "bpf_", 4) ||
+					 !strncmp(fr->name, "__bpf_", 6) ||
+					 !strncmp(fr->name, "__traceiter_", 12)))
+		c->class[id] |= FC_TRACER;
+	return c->class[id];
+}
+
 /* Name the sample's frames per source, root first; fill the merge input. */
 static void gather(struct collector *c, const struct lt_sample *s, struct mg_input *in)
 {
@@ -491,6 +564,11 @@ static void gather(struct collector *c, const struct lt_sample *s, struct mg_inp
 	}
 	for (unsigned i = 0; i < nk; i++)
 		c->ker[i] = native_frame(c, 0, sample__kernel_addr(s, i));
+	/* An off-CPU sample's kernel stack was taken by luatop's program in the
+	** scheduler: its leaf frames are the tracing's, not the thread's. */
+	while (s->event == LT_EVENT_OFFCPU && nk && c->ker[nk - 1] != UINT32_MAX &&
+	       (frame_class(c, c->ker[nk - 1]) & FC_TRACER))
+		nk--;
 	c->jit_top = c->n_inlined = c->traceno = 0;
 	nl = lua_frames(c, s);
 	/* The running coroutine's frames (before any resumer) are in the trace
@@ -552,34 +630,84 @@ static int resolve(struct collector *c, unsigned n, uint32_t *len)
 	return c->path[0] == UINT32_MAX ? -ENOMEM : 0;
 }
 
-/* Add one view's stack to its stacktab and call tree. */
+/*
+** Add one view's stack to the stack table and call tree of each event the
+** sample counts in, with its weight there. Off-CPU stacks waiting for events
+** are rooted at "[idle]" everywhere (the live view can hide them); the export
+** may root fallback stacks at "[fallback]", the live view marks them by flag.
+*/
 static int add_view(struct collector *c, enum collect_view v, uint32_t n, uint64_t t, int fb)
 {
-	int err;
+	enum frame_special mark = c->idle ? SPECIAL_IDLE : SPECIAL_FALLBACK;
+	const uint32_t *stack = c->path, *tpath = c->path;
+	const uint8_t *tmarks = c->marks;
+	uint32_t len = n, tlen = n;
+	int err = 0;
 
-	/* The export may root fallback stacks at a marker (path has a spare slot
-	** in front); the live view marks them by flag instead. */
-	const uint32_t *stack = c->path;
-	uint32_t len = n;
-
-	if (fb && c->mark_fallback) {
-		c->pathbuf[0] = frametab__special(c->frames, SPECIAL_FALLBACK);
-		if (c->pathbuf[0] == UINT32_MAX)
+	if (c->idle || (fb && c->mark_fallback)) {
+		c->path[-1] = frametab__special(c->frames, mark);
+		c->marks[-1] = 0;
+		if (c->path[-1] == UINT32_MAX)
 			return -ENOMEM;
-		stack = c->pathbuf;
+		stack = c->path - 1;
 		len++;
+		if (c->idle) {
+			tpath = stack;
+			tmarks = c->marks - 1;
+			tlen = len;
+		}
 	}
-	err = c->want_stacks ? stacktab__add(c->stacks[v], stack, len, 1) : 0;
-	if (!err && c->want_stacks && c->labels_on) {
-		c->lbuf[0] = c->label;
-		memcpy(c->lbuf + 1, stack, len * sizeof(*stack));
-		err = c->label == UINT32_MAX ? -ENOMEM :
-		      stacktab__add(c->labelled[v], c->lbuf, len + 1, 1);
+	for (int e = 0; !err && e < EV__COUNT; e++) {
+		if (!c->weight[e])
+			continue;
+		err = c->want_stacks ? stacktab__add(c->stacks[e][v], stack, len, c->weight[e]) : 0;
+		if (!err && c->want_stacks && c->labels_on) {
+			c->lbuf[0] = c->label;
+			memcpy(c->lbuf + 1, stack, len * sizeof(*stack));
+			err = c->label == UINT32_MAX ? -ENOMEM :
+			      stacktab__add(c->labelled[e][v], c->lbuf, len + 1, c->weight[e]);
+		}
+		if (!err && c->want_trees)
+			err = calltree__add_marked(c->tree[e][v], tpath, tmarks, tlen, c->weight[e],
+						   t, fb ? CT_FALLBACK : 0, c->traceno);
 	}
-	if (err || !c->want_trees)
-		return err;
-	return calltree__add_marked(c->tree[v], c->path, c->marks, n, 1, t,
-				    fb ? CT_FALLBACK : 0, c->traceno);
+	return err;
+}
+
+/* The sample's count in each event built (c->weight): a CPU sample is one
+** sample, and its period in wall time; an off-CPU one its time blocked, in us. */
+static void weigh(struct collector *c, const struct lt_sample *s)
+{
+	int off = s->event == LT_EVENT_OFFCPU;
+	uint64_t us = off ? (s->weight_ns + 500) / 1000 : c->period_us;
+
+	c->weight[EV_CPU] = !off && (c->events & 1u << EV_CPU);
+	c->weight[EV_OFFCPU] = off && (c->events & 1u << EV_OFFCPU) ? us : 0;
+	c->weight[EV_WALL] = c->events & 1u << EV_WALL ? us : 0;
+	if (off) {
+		c->stats.offcpu_samples++;
+		c->stats.offcpu_us += us;
+	}
+}
+
+/* An off-CPU sample of an idle wait: no Lua frame in its merged stack, and a
+** frame that waits for events (nginx's epoll_wait between requests). */
+static int is_idle(struct collector *c, const struct lt_sample *s, unsigned nref, int fb)
+{
+	if (s->event != LT_EVENT_OFFCPU || fb)
+		return 0;
+	for (unsigned i = 0; i < nref; i++)
+		if (c->refs[i].source == MG_LUA)
+			return 0;
+	for (unsigned i = 0; i < nref; i++) {
+		const struct mg_ref *r = &c->refs[i];
+		uint32_t id = r->source == MG_NATIVE ? c->nat[r->index] :
+			      r->source == MG_KERNEL ? c->ker[r->index] : UINT32_MAX;
+
+		if (id != UINT32_MAX && (frame_class(c, id) & FC_WAITS))
+			return 1;
+	}
+	return 0;
 }
 
 /* What the sample says of itself, counted. */
@@ -605,6 +733,9 @@ int collector__add(struct collector *c, const struct lt_sample *s)
 	uint32_t n;
 	int reason, result, fb, err;
 
+	weigh(c, s);
+	if (!c->weight[EV_CPU] && !c->weight[EV_OFFCPU] && !c->weight[EV_WALL])
+		return 0;	/* counts in no profile built */
 	if (s->time_ns > c->epoch_ns) {	/* taken after the last checks: check anew */
 		luanames__epoch(c->names);
 		c->epoch_ns = s->time_ns;	/* the checks come later than this */
@@ -614,6 +745,7 @@ int collector__add(struct collector *c, const struct lt_sample *s)
 	c->root = c->proc_roots ? root_of(c, (int)s->tgid) : UINT32_MAX;
 	result = merge__stacks(&in, c->refs, &nref, &reason);
 	fb = result == MG_FALLBACK;
+	c->idle = is_idle(c, s, nref, fb);
 	c->stats.merged_window += result == MG_MERGED_WINDOW;
 	c->stats.with_lua += in.n_lua > 0;
 	c->stats.with_lua_fallback += in.n_lua > 0 && fb;
@@ -655,14 +787,16 @@ struct frametab *collector__frames(const struct collector *c)
 	return c->frames;
 }
 
-struct stacktab *collector__stacks(const struct collector *c, enum collect_view v)
+struct stacktab *collector__stacks(const struct collector *c, enum prof_event e,
+				   enum collect_view v)
 {
-	return v < COLLECT_VIEW__COUNT ? c->stacks[v] : NULL;
+	return e < EV__COUNT && v < COLLECT_VIEW__COUNT ? c->stacks[e][v] : NULL;
 }
 
-struct calltree *collector__tree(const struct collector *c, enum collect_view v)
+struct calltree *collector__tree(const struct collector *c, enum prof_event e,
+				 enum collect_view v)
 {
-	return v < COLLECT_VIEW__COUNT ? c->tree[v] : NULL;
+	return e < EV__COUNT && v < COLLECT_VIEW__COUNT ? c->tree[e][v] : NULL;
 }
 
 void collector__epoch(struct collector *c, uint64_t now_ns)

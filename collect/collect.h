@@ -12,6 +12,7 @@
 
 #include "lua/trace.h"
 #include "merge/merge.h"
+#include "profile/event.h"
 #include "profile/vm.h"
 #include "wire/luatop.h"
 
@@ -25,6 +26,8 @@ enum collect_view { COLLECT_MERGED, COLLECT_RAW, COLLECT_VIEW__COUNT };
 
 struct collector_stats {
 	uint64_t samples;	/* samples added to the profile */
+	uint64_t offcpu_samples;	/* ... of them off-CPU ones (blocks) */
+	uint64_t offcpu_us;	/* ... their time blocked */
 	uint64_t user_err;	/* samples without user registers */
 	uint64_t empty;		/* samples with neither a user nor a kernel frame */
 	uint64_t fp_used;	/* samples with a frame-pointer fallback frame */
@@ -75,8 +78,9 @@ void collector__forget(struct collector *c, int pid);
 ** default, as it costs a second table insert per view. 0 or -ENOMEM.
 */
 int collector__set_labels(struct collector *c, int on);
-/* The stacks keyed [label set id, frames...] (with labels on), or NULL. */
-struct stacktab *collector__labelled(const struct collector *c, enum collect_view v);
+/* The stacks of event e keyed [label set id, frames...] (with labels on), or NULL. */
+struct stacktab *collector__labelled(const struct collector *c, enum prof_event e,
+				     enum collect_view v);
 /* A label set by id, or NULL. */
 struct collect_labels;
 const struct collect_labels *collector__label_set(const struct collector *c, uint32_t id);
@@ -88,6 +92,14 @@ const struct collect_labels *collector__label_set(const struct collector *c, uin
 ** one reads costs a third of the time per sample.
 */
 void collector__set_outputs(struct collector *c, unsigned views, int stacks, int trees);
+/*
+** The events to build profiles of (a mask of 1 << enum prof_event; EV_CPU
+** alone by default), and the sampling rate, which gives a CPU sample its
+** wall time. Counts are samples for EV_CPU, microseconds for the others.
+** 0 or -ENOMEM.
+*/
+int collector__set_events(struct collector *c, unsigned events, unsigned freq);
+unsigned collector__events(const struct collector *c);
 /* Root every stack at a frame "[PID comm]" of its process (--all). */
 void collector__set_process_roots(struct collector *c, int on);
 /* The comm of pid for its root frame; 0 or -ENOMEM. */
@@ -105,9 +117,11 @@ struct collect_site {
 /* The site of a frame id, or NULL (kernel, Lua and JIT code, unknown). */
 const struct collect_site *collector__site(const struct collector *c, uint32_t frame);
 struct frametab *collector__frames(const struct collector *c);
-struct stacktab *collector__stacks(const struct collector *c, enum collect_view v);
-/* The call tree of one view, for the live view (windows, merged/raw). */
-struct calltree *collector__tree(const struct collector *c, enum collect_view v);
+/* The stacks and the call tree of event e in view v (NULL: e not built). */
+struct stacktab *collector__stacks(const struct collector *c, enum prof_event e,
+				   enum collect_view v);
+struct calltree *collector__tree(const struct collector *c, enum prof_event e,
+				 enum collect_view v);
 /* Which snapshot a sample between two in a JIT trace stands for (default: path). */
 void collector__set_trace_rule(struct collector *c, enum luatrace_rule rule);
 const struct collector_stats *collector__stats(const struct collector *c);

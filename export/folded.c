@@ -427,7 +427,8 @@ uint32_t folded__intern(struct frametab *ft, char *name, size_t len)
 		kind = FRAME_KERNEL;
 	else if (len > SUFFIX_LEN && !memcmp(name + len - SUFFIX_LEN, JSUFFIX, SUFFIX_LEN))
 		kind = FRAME_LUA_JIT;
-	else if (!strcmp(name, frame__special_name(SPECIAL_FALLBACK)) || !strcmp(name, "-"))
+	else if (!strcmp(name, frame__special_name(SPECIAL_FALLBACK)) ||
+		 !strcmp(name, frame__special_name(SPECIAL_IDLE)) || !strcmp(name, "-"))
 		kind = FRAME_SPECIAL;
 	if (kind == FRAME_KERNEL || kind == FRAME_LUA_JIT)
 		name[len - SUFFIX_LEN] = '\0';

@@ -203,7 +203,8 @@ struct writer {
 	uint64_t *mapping_of;	/* frame id -> mapping id (0: none) */
 	uint64_t *addr_of;	/* frame id -> its address in its mapping (0: none) */
 	uint64_t nmappings;
-	uint64_t period;	/* ns per sample */
+	uint64_t period;	/* ns per count: per sample, or 1000 (counts in us) */
+	const char *timed;	/* the one sample type of an off-CPU or wall profile; NULL: CPU */
 	const struct pprof_meta *meta;
 	struct pbuf label;
 };
@@ -374,7 +375,8 @@ static int put_sample(const uint32_t *frames, uint32_t n, uint64_t count, void *
 	for (uint32_t i = n; i-- > 0;)
 		put_varint(packed, frames[i] < w->nframes ? (uint64_t)frames[i] + 1 : 0);
 	put_msg(&w->sub, S_LOCATION, packed);
-	put_varint(packed, count);
+	if (!w->timed)
+		put_varint(packed, count);
 	put_varint(packed, w->period && count > INT64_MAX / w->period ? INT64_MAX :
 			   count * w->period);
 	put_msg(&w->sub, S_VALUE, packed);
@@ -416,9 +418,10 @@ static int encode(struct writer *w, const struct stacktab *st, const struct ppro
 	int rc;
 
 	strtab_str(&w->strs, "");	/* index 0, as the format requires */
-	put_value_type(w, P_SAMPLE_TYPE, "samples", "count");
-	put_value_type(w, P_SAMPLE_TYPE, "cpu", "nanoseconds");
-	put_value_type(w, P_PERIOD_TYPE, "cpu", "nanoseconds");
+	if (!w->timed)
+		put_value_type(w, P_SAMPLE_TYPE, "samples", "count");
+	put_value_type(w, P_SAMPLE_TYPE, w->timed ? w->timed : "cpu", "nanoseconds");
+	put_value_type(w, P_PERIOD_TYPE, w->timed ? w->timed : "cpu", "nanoseconds");
 	put_uint(&w->out, P_PERIOD, w->period);
 	if (m->time_ns)
 		put_uint(&w->out, P_TIME, m->time_ns);
@@ -443,7 +446,8 @@ int pprof__write(FILE *f, const struct frametab *ft, const struct stacktab *st,
 	int rc;
 
 	strpool__init(&w.strs.pool, 1024);
-	w.period = meta->freq ? 1000000000u / meta->freq : 0;
+	w.timed = meta->event == EV_OFFCPU ? "off-cpu" : meta->event == EV_WALL ? "wall" : NULL;
+	w.period = w.timed ? 1000 : meta->freq ? 1000000000u / meta->freq : 0;
 	w.mapping_of = calloc((size_t)w.nframes + 1, sizeof(*w.mapping_of));
 	w.addr_of = calloc((size_t)w.nframes + 1, sizeof(*w.addr_of));
 	rc = w.mapping_of && w.addr_of ? encode(&w, st, meta) : -ENOMEM;
@@ -580,6 +584,7 @@ struct reader {
 	size_t nlocs, locs_cap;
 	struct u64s lines;		/* function ids of every location's lines */
 	struct u64s types;		/* sample types' type string indices */
+	uint64_t div;			/* the counts: the values read / div */
 	uint64_t total;
 	const char *why;
 };
@@ -698,16 +703,34 @@ static uint32_t rd_func_frame(struct reader *r, uint64_t fid)
 	return id;
 }
 
-/* The index of the "samples" sample type, else 0. */
-static size_t rd_value_index(const struct reader *r)
+/* Whether the string at s is text. */
+static int pb_is(struct pb s, const char *text)
 {
+	size_t n = strlen(text);
+
+	return (size_t)(s.end - s.p) == n && !memcmp(s.p, text, n);
+}
+
+/* The index of the sample type counts come from: "samples", else the time of
+** an off-cpu or wall profile (nanoseconds, read as microseconds: r->div), else
+** the first. */
+static size_t rd_value_index(struct reader *r)
+{
+	size_t timed = SIZE_MAX;
+
+	r->div = 1;
 	for (size_t i = 0; i < r->types.n; i++) {
 		struct pb s = rd_str(r, r->types.v[i]);
 
-		if (s.end - s.p == 7 && !memcmp(s.p, "samples", 7))
+		if (pb_is(s, "samples"))
 			return i;
+		if (timed == SIZE_MAX && (pb_is(s, "off-cpu") || pb_is(s, "wall")))
+			timed = i;
 	}
-	return 0;
+	if (timed == SIZE_MAX)
+		return 0;
+	r->div = 1000;
+	return timed;
 }
 
 /* One Sample: its stack, root first, added with its count. */
@@ -727,9 +750,9 @@ static int rd_sample(struct reader *r, struct pb sub, size_t vi, struct u64s *lo
 		if (field == S_VALUE && (rc = pb_repeated(wt, v, &in, u64s_add, vals, ok)))
 			return rc;
 	}
-	if (!*ok || vi >= vals->n || (int64_t)vals->v[vi] <= 0)
+	if (!*ok || vi >= vals->n || (int64_t)vals->v[vi] <= 0 || vals->v[vi] / r->div == 0)
 		return 0;	/* no count: nothing to add */
-	count = vals->v[vi];
+	count = vals->v[vi] / r->div;
 	r->why = "the counts add up to 2^64 or more";
 	if (count > UINT64_MAX - r->total)
 		return -EINVAL;

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "profile/event.h"
 #include "profile/frames.h"
 #include "profile/stacks.h"
 
@@ -42,6 +43,7 @@ typedef int (*pprof_site_fn)(uint32_t frame, struct pprof_site *out, void *ctx);
 
 struct pprof_meta {
 	unsigned freq;		/* sampling rate in Hz: period 1e9/freq ns */
+	enum prof_event event;	/* EV_CPU: counts are samples; else microseconds */
 	uint64_t time_ns;	/* wall-clock start of the profile, ns since the epoch */
 	uint64_t duration_ns;	/* how long it was sampled */
 	/* When set, every stack begins with a label set id (not a frame): its
@@ -57,7 +59,8 @@ struct pprof_meta {
 
 /*
 ** Write the stacks as a gzip'd Profile with sample types samples/count and
-** cpu/nanoseconds (period type cpu/nanoseconds). Empty stacks are skipped, as
+** cpu/nanoseconds (period type cpu/nanoseconds); for EV_OFFCPU and EV_WALL
+** the one sample type off-cpu/nanoseconds or wall/nanoseconds (counts in us). Empty stacks are skipped, as
 ** in the folded export; values are int64, so counts (and nanoseconds) above
 ** 2^63-1 are written as 2^63-1. Returns 0 or -errno (ENOMEM, write errors).
 */
@@ -69,7 +72,8 @@ int pprof__write(FILE *f, const struct frametab *ft, const struct stacktab *st,
 ** folded files: a stack per sample, root first, each line of a location a
 ** frame (inlined ones included) named by its function's system_name (its
 ** name when that is empty) read as a folded name ("_[k]": kernel), the
-** count being the value of the "samples" sample type (else the first).
+** count being the value of the "samples" sample type (else off-cpu or wall
+** nanoseconds, read as microseconds; else the first).
 ** Nothing in the file is trusted: lengths, indices and ids are checked, and
 ** a profile that inflates past PPROF_RAW_MAX is refused. Returns 0, -EINVAL
 ** with the reason in err, -ENOMEM or -errno of a read.

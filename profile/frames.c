@@ -25,6 +25,7 @@ static const char *const special_names[SPECIAL__COUNT] = {
 	[SPECIAL_LUA] = "[lua]",
 	[SPECIAL_UNKNOWN] = "[unknown]",
 	[SPECIAL_COROUTINE] = "[coroutine]",
+	[SPECIAL_IDLE] = "[idle]",
 };
 
 struct ft_ent {

@@ -23,6 +23,7 @@ enum frame_special {
 	SPECIAL_LUA,		/* "[lua]": the Lua frames of a raw stack follow */
 	SPECIAL_UNKNOWN,	/* "[unknown]": a sample without a single frame */
 	SPECIAL_COROUTINE,	/* "[coroutine]": the frames after it ran in the resumer */
+	SPECIAL_IDLE,		/* "[idle]": roots an off-CPU stack waiting for events, no Lua */
 	SPECIAL__COUNT
 };
 
