@@ -183,7 +183,7 @@ int main(int argc, char **argv)
 	struct calltree *t = calltree__new(10, 10);
 	FILE *out = fopen("/dev/null", "w"), *in = fopen("/dev/null", "r");
 	struct tui_feed f = { .who = "bench", .snapname = "bench", .live = 1, .freq = 99,
-			      .delay = 1, .frames = ft, .tree = { t, t }, .fd = -1 };
+			      .delay = 1, .frames = ft, .tree = { [EV_CPU] = { t, t } }, .fd = -1 };
 	struct ui u;
 	SCREEN *scr;
 
@@ -226,9 +226,9 @@ int main(int argc, char **argv)
 			p[1] = 1 + i / NAMES;
 			calltree__add(w, p, 3, 1 + (i % 7 == 0) * 50, 0, 0);
 		}
-		f.tree[0] = f.tree[1] = w;
+		f.tree[EV_CPU][0] = f.tree[EV_CPU][1] = w;
 		run("one frame with ~100k callees", &u, w, frames, 0, 0);
-		f.tree[0] = f.tree[1] = t;
+		f.tree[EV_CPU][0] = f.tree[EV_CPU][1] = t;
 		calltree__delete(w);
 	}
 	endwin();

@@ -182,6 +182,8 @@ static int start_sampler(struct session *s, char *err, size_t errlen)
 		.pids = pids,
 		.npids = s->ntargets,
 		.capture_every = s->opt->capture ? CAPTURE_EVERY : 0,
+		.offcpu = prof_event__timed(s->opt->event),
+		.min_block_ns = s->opt->min_block_ns,
 		.on_sample = on_sample,
 		.on_capture = on_capture,
 		.ctx = s,
@@ -312,6 +314,19 @@ static void report_model(const struct session *s)
 	       (unsigned long long)ts->rules, (unsigned long long)ts->syncs);
 }
 
+/* Off-CPU time: what the profile holds and what it does not. */
+static void report_offcpu(struct session *s)
+{
+	uint64_t o[LT_OFF__COUNT];
+
+	sampler__offstats(s->sampler, o);
+	lt_log(LT_LOG_INFO, "off-CPU: %llu blocks, %.3f s in the profile; not in it: %llu "
+	       "blocks under --min-block (%.3f s), %.3f s blocked outside system calls, "
+	       "%.3f s runnable (preempted)", (unsigned long long)o[LT_OFF_BLOCKS],
+	       o[LT_OFF_BLOCKED_NS] / 1e9, (unsigned long long)o[LT_OFF_SHORT],
+	       o[LT_OFF_SHORT_NS] / 1e9, o[LT_OFF_OTHER_NS] / 1e9, o[LT_OFF_RUNNABLE_NS] / 1e9);
+}
+
 static void report(struct session *s)
 {
 	const struct collector_stats *st = collector__stats(s->collector);
@@ -335,6 +350,14 @@ static void report(struct session *s)
 		snprintf(where, sizeof(where), ", written to %s", s->opt->output);
 	lt_log(LT_LOG_INFO, "%llu samples of %s, %llu lost%s", (unsigned long long)st->samples,
 	       who, (unsigned long long)lost, where);
+	if (prof_event__timed(s->opt->event))
+		report_offcpu(s);
+	if (!st->samples && prof_event__timed(s->opt->event)) {
+		lt_log(LT_LOG_INFO, "no samples in %.1f s: the target neither ran nor blocked "
+		       "for %s or more", (double)(session__now() - s->start_ns) / 1e9,
+		       s->opt->event == EV_OFFCPU ? "--min-block" : "a sampling tick or --min-block");
+		return;
+	}
 	if (!st->samples) {
 		lt_log(LT_LOG_INFO, "no samples in %.1f s: the target was on a CPU at none of the "
 		       "%u Hz sampling ticks (it slept, or ran too briefly)",
@@ -408,6 +431,11 @@ static int run(struct session *s)
 				       1, 0);
 	else
 		collector__set_outputs(s->collector, 1u << COLLECT_MERGED | 1u << COLLECT_RAW, 0, 1);
+	/* ... of the event asked for; the live view cycles all three when it has
+	** off-CPU samples. */
+	if (collector__set_events(s->collector, o->output || o->event == EV_CPU ?
+				  1u << o->event : (1u << EV__COUNT) - 1, o->freq))
+		return die(1, "out of memory");
 	if (set_trace_rule(s->collector))
 		return EXIT_USAGE;
 	s->start_ns = session__now();	/* the output's name may need the time */

@@ -14,11 +14,13 @@
 #include "cli/options.h"
 
 enum { OPT_DURATION = 256, OPT_RAW, OPT_CAPTURE, OPT_RECORD, OPT_LINES, OPT_MARK_FALLBACK,
-       OPT_FORMAT, OPT_EVERY, OPT_ALL };
+       OPT_FORMAT, OPT_EVERY, OPT_ALL, OPT_MIN_BLOCK };
 
 static const struct option long_opts[] = {
 	{ "pid",	required_argument, NULL, 'p' },
 	{ "freq",	required_argument, NULL, 'F' },
+	{ "event",	required_argument, NULL, 'e' },
+	{ "min-block",	required_argument, NULL, OPT_MIN_BLOCK },
 	{ "output",	required_argument, NULL, 'o' },
 	{ "format",	required_argument, NULL, OPT_FORMAT },
 	{ "every",	required_argument, NULL, OPT_EVERY },
@@ -43,8 +45,8 @@ static const char usage[] =
 "       luatop [options] -- COMMAND [ARGS...]\n"
 "       luatop [-w WINDOW] [-d SECONDS] -i FILE\n"
 "\n"
-"Live CPU profiler for LuaJIT programs: samples the target with eBPF and shows\n"
-"where its time goes. Needs root (or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE).\n"
+"Live profiler for LuaJIT programs: samples the target with eBPF and shows where\n"
+"its time goes. Needs root (or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE).\n"
 "\n"
 "Target:\n"
 "  -p, --pid PID[,PID...]   profile running processes (all their threads)\n"
@@ -55,6 +57,14 @@ static const char usage[] =
 "\n"
 "Sampling:\n"
 "  -F, --freq HZ            samples per second on each CPU (default 99)\n"
+"  -e, --event EVENT        cpu: where the CPU time goes, in samples (default);\n"
+"                           offcpu: where threads wait blocked in system calls\n"
+"                           (sleep, I/O, locks), in microseconds; wall: both on one\n"
+"                           time scale (a CPU sample weighs 1/HZ s), in microseconds.\n"
+"                           offcpu and wall trace every context switch and system\n"
+"                           call return; e cycles the three in the live view\n"
+"      --min-block TIME     offcpu, wall: blocks shorter than TIME (N, Nus, Nms, Ns;\n"
+"                           N is ms; default 1ms) are counted, not walked\n"
 "      --raw                do not merge Lua and native stacks\n"
 "      --lines              Lua frames at line granularity (default: per function)\n"
 "\n"
@@ -137,6 +147,28 @@ static int parse_seconds(const char *s, double *out)
 	return 0;
 }
 
+/* A time of at most 10 s as nanoseconds: N, Nus, Nms or Ns (N: a decimal, ms
+** without a unit), 0 allowed. */
+static int parse_time_ns(const char *s, uint64_t *out)
+{
+	static const struct { const char *unit; double ns; } units[] = {
+		{ "", 1e6 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v) || v < 0 || *s == '-' || *s == '+')
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit) && v * units[i].ns <= 1e10) {
+			*out = (uint64_t)llround(v * units[i].ns);
+			return 0;
+		}
+	return -EINVAL;
+}
+
 static int parse_pids(struct options *o, const char *arg, char *err, size_t errlen)
 {
 	char buf[1024], *save = NULL;
@@ -204,6 +236,19 @@ static int parse_one(struct options *o, int c, const char *arg, char *err, size_
 			return fail(err, errlen, "invalid frequency '%s' (1..%d Hz)", arg,
 				    OPT_MAX_HZ);
 		o->freq = (unsigned)v;
+		return 0;
+	case 'e':
+		for (int e = 0; e < EV__COUNT; e++)
+			if (!strcmp(arg, prof_event__name((enum prof_event)e))) {
+				o->event = (enum prof_event)e;
+				return 0;
+			}
+		return fail(err, errlen, "invalid event '%s' (cpu, offcpu or wall)", arg);
+	case OPT_MIN_BLOCK:
+		if (parse_time_ns(arg, &o->min_block_ns))
+			return fail(err, errlen, "invalid --min-block '%s' (a time: N, Nus, Nms or "
+				    "Ns, N is ms, up to 10 s)", arg);
+		o->min_block_set = 1;
 		return 0;
 	case 'o':
 		o->output = arg;
@@ -273,16 +318,18 @@ static int check(const struct options *o, char *err, size_t errlen)
 	if (o->help || o->version)
 		return 0;
 	if (o->input && (o->npids || o->cmd || o->all || o->duration || o->capture || o->record ||
-			 o->raw || o->lines || o->mark_fallback))
+			 o->raw || o->lines || o->mark_fallback || o->event || o->min_block_set))
 		return fail(err, errlen, "-i FILE shows (or with -o converts) a file: it takes "
-			    "no -p, -- COMMAND, --all, --duration, --capture, --record, --raw, --lines "
-			    "or --mark-fallback");
+			    "no -p, -- COMMAND, --all, --duration, --capture, --record, --raw, --lines, "
+			    "--mark-fallback, -e or --min-block");
 	if (o->input)
 		return 0;
 	if (!o->npids && !o->cmd && !o->all)
 		return fail(err, errlen, "no target: give -p PID, -- COMMAND or --all (try --help)");
 	if (!!o->npids + !!o->cmd + !!o->all > 1)
 		return fail(err, errlen, "give one of -p PID, -- COMMAND and --all");
+	if (o->min_block_set && !prof_event__timed(o->event))
+		return fail(err, errlen, "--min-block needs -e offcpu or -e wall");
 	if (o->duration && !o->output)
 		return fail(err, errlen, "--duration needs -o FILE (batch mode)");
 	if (o->format_set && !o->output)
@@ -342,17 +389,18 @@ int options__parse(int argc, char **argv, struct options *o, char *err, size_t e
 
 	memset(o, 0, sizeof(*o));
 	o->freq = OPT_DEFAULT_HZ;
+	o->min_block_ns = OPT_DEFAULT_MIN_BLOCK_NS;
 	o->delay = 1.0;
 	o->window = CT_CUMULATIVE;
 	o->span = CT_SPAN_DEFAULT;
 	o->half_life = CT_HALF_DEFAULT;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+p:F:o:d:i:w:vhV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:F:e:o:d:i:w:vhV", long_opts, NULL)) != -1) {
 		if (c == '?' || c == ':') {
 			const char *bad = argv[optind - 1];
 
-			if (optopt && strchr("pFodiw", optopt))
+			if (optopt && strchr("pFeodiw", optopt))
 				return fail(err, errlen, "option -%c needs a value", optopt);
 			return fail(err, errlen, "unknown option '%s' (try --help)", bad);
 		}

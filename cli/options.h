@@ -6,11 +6,15 @@
 
 #include <stddef.h>
 
+#include <stdint.h>
+
 #include "profile/calltree.h"
+#include "profile/event.h"
 
 #define OPT_MAX_PIDS	64
 #define OPT_DEFAULT_HZ	99
 #define OPT_MAX_HZ	10000
+#define OPT_DEFAULT_MIN_BLOCK_NS 1000000ull	/* --min-block: 1 ms */
 
 enum out_format {
 	FORMAT_FOLDED,		/* folded stacks (text) */
@@ -23,6 +27,9 @@ struct options {
 	char **cmd;		/* -- CMD ARGS..., NULL-terminated; NULL if none */
 	int all;		/* --all: every LuaJIT process of the host */
 	unsigned freq;		/* -F, samples per second */
+	enum prof_event event;	/* -e: what is profiled (shown first in the live view) */
+	uint64_t min_block_ns;	/* --min-block: shorter blocks are not walked */
+	int min_block_set;	/* --min-block was given */
 	const char *output;	/* -o FILE, "-" for stdout; NULL: the TUI */
 	enum out_format format;	/* --format, or from -o's name */
 	int format_set;		/* --format was given */

@@ -106,24 +106,28 @@ static void live_stats(void *ctx, struct tui_stats *st)
 int view__live(struct session *s)
 {
 	const struct options *o = s->opt;
-	struct calltree *m = collector__tree(s->collector, COLLECT_MERGED);
-	struct calltree *r = collector__tree(s->collector, COLLECT_RAW);
 	char who[128], pid[32];
 	struct tui_feed f = {
 		.who = who, .snapname = pid, .freq = o->freq, .live = 1,
-		.delay = o->delay, .window = o->window, .raw = o->raw,
-		.frames = collector__frames(s->collector), .tree = { m, r },
+		.delay = o->delay, .window = o->window, .raw = o->raw, .event = o->event,
+		.frames = collector__frames(s->collector),
 		.fd = sampler__fd(s->sampler), .pump = live_pump, .stats = live_stats, .ctx = s,
 		.stop = s->stop, .say = say, .save = save,
 	};
 
 	session__describe(s, who, sizeof(who));
 	snprintf(pid, sizeof(pid), "%d", s->ntargets ? (int)s->targets[0].pid : 0);
-	if (calltree__set_span(m, o->span, o->half_life) ||
-	    calltree__set_span(r, o->span, o->half_life)) {
-		lt_log(LT_LOG_ERROR, "out of memory");
-		return 1;
-	}
+	for (int e = 0; e < EV__COUNT; e++)
+		for (int v = 0; v < COLLECT_VIEW__COUNT; v++) {
+			struct calltree *t = collector__tree(s->collector, (enum prof_event)e,
+							     (enum collect_view)v);
+
+			f.tree[e][v] = t;
+			if (t && calltree__set_span(t, o->span, o->half_life)) {
+				lt_log(LT_LOG_ERROR, "out of memory");
+				return 1;
+			}
+		}
 	return tui__run(&f);
 }
 
@@ -200,7 +204,7 @@ int view__file(const struct options *o, volatile sig_atomic_t *stop)
 	}
 	rc = tui__run(&(struct tui_feed){
 		.who = o->input, .snapname = "file", .delay = o->delay, .window = o->window,
-		.frames = ft, .tree = { t, t }, .fd = -1, .stop = stop, .say = say, .save = save,
+		.frames = ft, .tree = { [EV_CPU] = { t, t } }, .fd = -1, .stop = stop, .say = say, .save = save,
 	});
 out:
 	calltree__delete(t);

@@ -133,10 +133,11 @@ static int open_interval(struct session *s)
 static int write_profile(struct session *s, uint64_t end_ns)
 {
 	enum collect_view v = s->opt->raw ? COLLECT_RAW : COLLECT_MERGED;
-	struct stacktab *st = collector__stacks(s->collector, v);
-	struct stacktab *labelled = collector__labelled(s->collector, v);
+	struct stacktab *st = collector__stacks(s->collector, s->opt->event, v);
+	struct stacktab *labelled = collector__labelled(s->collector, s->opt->event, v);
 	struct pprof_meta meta = {
 		.freq = s->opt->freq,
+		.event = s->opt->event,
 		.time_ns = wall_of(s, s->cut_start_ns),
 		.duration_ns = end_ns - s->cut_start_ns,
 		.labels = labelled ? pprof_labels : NULL,
@@ -149,8 +150,8 @@ static int write_profile(struct session *s, uint64_t end_ns)
 			      s->opt->format == FORMAT_PPROF && labelled ? labelled : st, &meta);
 
 	if (!rc && s->opt->every)
-		lt_log(LT_LOG_INFO, "%llu samples written to %s", (unsigned long long)n,
-		       s->out.path);
+		lt_log(LT_LOG_INFO, "%llu %s written to %s", (unsigned long long)n,
+		       prof_event__timed(s->opt->event) ? "us" : "samples", s->out.path);
 	s->written_samples += rc ? 0 : n;
 	s->files += !rc;
 	return rc;

@@ -249,7 +249,7 @@ static int act_search_selected(struct ui *u)
 
 static int act_merge(struct ui *u)
 {
-	if (u->feed->tree[0] == u->feed->tree[1]) {
+	if (ui__one_kind(u)) {
 		ui__status(u, 1, "a folded file holds one kind of stack: nothing to toggle");
 		return RE_REDRAW;
 	}
@@ -267,26 +267,52 @@ static int act_fallback(struct ui *u)
 /* z: show copies of the trees (sampling fills the live ones), or live again. */
 static int act_freeze(struct ui *u)
 {
+	int failed = 0;
+
 	if (u->frozen_at) {
-		if (u->frozen[1] != u->frozen[0])
-			calltree__delete(u->frozen[1]);
-		calltree__delete(u->frozen[0]);
-		u->frozen[0] = u->frozen[1] = NULL;
+		ui__thaw(u);
 		u->frozen_at = 0;
 		return RE_REDRAW;
 	}
-	u->frozen[0] = calltree__clone(u->feed->tree[0]);
-	u->frozen[1] = u->feed->tree[1] == u->feed->tree[0] ? u->frozen[0] :
-		       calltree__clone(u->feed->tree[1]);
-	if (!u->frozen[0] || !u->frozen[1]) {
-		if (u->frozen[1] != u->frozen[0])
-			calltree__delete(u->frozen[1]);
-		calltree__delete(u->frozen[0]);
-		u->frozen[0] = u->frozen[1] = NULL;
+	/* Every event's trees: e switches between them while frozen. */
+	for (int e = 0; e < EV__COUNT; e++) {
+		struct calltree *const *live = u->feed->tree[e];
+
+		if (!live[0])
+			continue;
+		u->frozen[e][0] = calltree__clone(live[0]);
+		u->frozen[e][1] = live[1] == live[0] ? u->frozen[e][0] : calltree__clone(live[1]);
+		failed |= !u->frozen[e][0] || !u->frozen[e][1];
+	}
+	if (failed) {
+		ui__thaw(u);
 		ui__status(u, 1, "cannot freeze: out of memory");
 		return RE_REDRAW;
 	}
 	u->frozen_at = ui__now();
+	return RE_REDRAW;
+}
+
+/* e: the next event profiled (CPU, off-CPU, wall). */
+static int act_event(struct ui *u)
+{
+	enum prof_event e = u->event;
+
+	do
+		e = (enum prof_event)((e + 1) % EV__COUNT);
+	while (!u->feed->tree[e][0]);
+	if (e == u->event)
+		ui__status(u, 1, "only %s is profiled: start luatop with -e offcpu or -e wall "
+			   "for off-CPU time too", prof_event__name(e));
+	u->event = e;
+	return RE_REDRAW;
+}
+
+/* i: hide the off-CPU stacks of idle event-loop waits, or show them. */
+static int act_idle(struct ui *u)
+{
+	u->hide_idle = !u->hide_idle;
+	ui__status(u, 0, u->hide_idle ? "idle waits ([idle]) hidden" : "idle waits shown");
 	return RE_REDRAW;
 }
 
@@ -304,11 +330,13 @@ static int act_reset(struct ui *u)
 		ui__status(u, 1, "a file cannot be reset: nothing would refill it");
 		return RE_REDRAW;
 	}
-	for (int i = 0; i < 2; i++) {
-		calltree__reset(u->feed->tree[i]);
-		if (u->frozen[i])
-			calltree__reset(u->frozen[i]);
-	}
+	for (int e = 0; e < EV__COUNT; e++)
+		for (int i = 0; i < 2; i++) {
+			if (u->feed->tree[e][i])
+				calltree__reset(u->feed->tree[e][i]);
+			if (u->frozen[e][i])
+				calltree__reset(u->frozen[e][i]);
+		}
 	u->started = ui__now();
 	ui__status(u, 0, "counts reset");
 	return RE_REDRAW;
@@ -385,6 +413,8 @@ static const action_fn actions[ACT__COUNT] = {
 	[ACT_FALLBACK] = act_fallback,
 	[ACT_FREEZE] = act_freeze,
 	[ACT_WINDOW] = act_window,
+	[ACT_EVENT] = act_event,
+	[ACT_IDLE] = act_idle,
 	[ACT_RESET] = act_reset,
 	[ACT_VIEW_RESET] = act_view_reset,
 	[ACT_SNAPSHOT] = act_snapshot,

@@ -63,8 +63,8 @@ static void selection(struct ui *u, int y)
 	snprintf(buf, sizeof(buf), " %s ", u->utf8 ? "\xe2\x96\xb6" : ">");
 	x = ui__put(u, y, 0, COLS, CR_SELLINE, buf);
 	x += ui__put(u, y, x, COLS - x, CR_SELLINE, ui__name(u, u->sel));
-	text__count(n1, sizeof(n1), tot);
-	text__count(n2, sizeof(n2), self);
+	ui__amount(u, n1, sizeof(n1), tot);
+	ui__amount(u, n2, sizeof(n2), self);
 	snprintf(buf, sizeof(buf), " [%s%s%s]  total %.1f%% (%s)  self %.1f%% (%s)",
 		 u->sel == CT_ROOT ? "root" : kind_name(f ? f->kind : FRAME_NATIVE), jit,
 		 u->sel != CT_ROOT && ui__is_fallback(u, u->sel) ? ", fallback" : "",

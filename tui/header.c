@@ -50,12 +50,12 @@ static void line1(struct ui *u)
 	}
 	add(u, 0, &x, CR_TITLE, buf);
 	if (u->frozen_at) {
-		double cur = calltree__weight(f->tree[u->raw], CT_ROOT, CT_CUMULATIVE, 0);
-		double was = calltree__weight(u->frozen[u->raw], CT_ROOT, CT_CUMULATIVE, 0);
+		double cur = calltree__weight(ui__live(u, u->raw), CT_ROOT, CT_CUMULATIVE, 0);
+		double was = calltree__weight(u->frozen[u->event][u->raw], CT_ROOT, CT_CUMULATIVE, 0);
 		char age[16];
 
 		text__clock(age, sizeof(age), ui__now() - u->frozen_at);
-		text__count(n, sizeof(n), cur > was ? cur - was : 0);
+		ui__amount(u, n, sizeof(n), cur > was ? cur - was : 0);
 		snprintf(buf, sizeof(buf), " %s FROZEN %s (+%s new) ", u->utf8 ?
 			 "\xe2\x9d\x9a\xe2\x9d\x9a" : "||", age, n);
 		role = CR_FROZEN;
@@ -137,6 +137,7 @@ static void line2(struct ui *u)
 {
 	double all = calltree__weight(u->tree, CT_ROOT, u->window, 0);
 	double fb = calltree__weight(u->tree, CT_ROOT, u->window, 1);
+	static const char *const unit[EV__COUNT] = { " samples", " off-CPU", " wall" };
 	double lost = u->st.received + u->st.lost ?
 		      100.0 * u->st.lost / (u->st.received + u->st.lost) : 0;
 	double fbp = all > 0 ? 100.0 * fb / all : 0;
@@ -145,9 +146,9 @@ static void line2(struct ui *u)
 
 	ui__fill(1, 0, COLS, CR_HEADER);
 	window_text(u, win, sizeof(win));
-	text__count(n, sizeof(n), all);
-	snprintf(buf, sizeof(buf), " %s%s%s%s samples%s", win, sep(u),
-		 u->window == CT_DECAY ? "~" : "", n, sep(u));
+	ui__amount(u, n, sizeof(n), all);
+	snprintf(buf, sizeof(buf), " %s%s%s%s%s%s", win, sep(u),
+		 u->window == CT_DECAY ? "~" : "", n, unit[u->event], sep(u));
 	add(u, 1, &x, CR_HEADER, buf);
 	if (u->feed->live) {
 		snprintf(buf, sizeof(buf), "lost %.1f%%", lost);
@@ -159,9 +160,19 @@ static void line2(struct ui *u)
 	else
 		snprintf(buf, sizeof(buf), "fallback %.1f%%", fbp);
 	add(u, 1, &x, fbp >= WARN_FALLBACK ? CR_WARN : CR_HEADER, buf);
-	if (u->feed->tree[0] != u->feed->tree[1]) {	/* a file has one kind of stack */
+	if (!ui__one_kind(u)) {	/* a file has one kind of stack */
 		add(u, 1, &x, CR_HEADER, sep(u));
 		add(u, 1, &x, CR_BADGE, u->raw ? " RAW " : " MERGED ");
+	}
+	if (u->feed->tree[EV_OFFCPU][0]) {	/* the event, when there is a choice */
+		static const char *const badge[EV__COUNT] = { " CPU ", " OFF-CPU ", " WALL " };
+
+		add(u, 1, &x, CR_HEADER, " ");
+		add(u, 1, &x, CR_BADGE, badge[u->event]);
+	}
+	if (u->hidden != CT_NONE) {
+		add(u, 1, &x, CR_HEADER, " ");
+		add(u, 1, &x, CR_BADGE, " IDLE HIDDEN ");
 	}
 	if (u->fb_only) {
 		add(u, 1, &x, CR_HEADER, " ");

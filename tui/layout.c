@@ -72,7 +72,7 @@ static int gather(struct walk *k, uint32_t node, double *pool)
 	     c = calltree__next(r->tree, c)) {
 		double w = calltree__weight(r->tree, c, r->window, r->fallback_only);
 
-		if (!(w > 0))
+		if (!(w > 0) || c == r->hide)
 			continue;
 		if (w * k->scale < LAYOUT_SUB) {
 			*pool += w;
@@ -134,6 +134,8 @@ int layout__build(struct layout *l, const struct layout_req *r)
 	l->scroll = r->scroll > 0 ? r->scroll : 0;
 	l->more = 0;
 	l->total = calltree__weight(r->tree, r->top, r->window, r->fallback_only);
+	if (r->top == CT_ROOT && r->hide != CT_NONE && calltree__parent(r->tree, r->hide) == CT_ROOT)
+		l->total -= calltree__weight(r->tree, r->hide, r->window, r->fallback_only);
 	row = realloc(l->row, ((size_t)l->rows + 1) * sizeof(*row));
 	if (!row)
 		return -ENOMEM;

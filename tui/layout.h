@@ -31,6 +31,8 @@ struct layout_req {
 	int fallback_only;	/* weigh by fallback samples only */
 	int cols, rows;		/* size of the icicle area in cells */
 	int scroll;		/* depth below top shown on row 0 */
+	uint32_t hide;		/* a child of the root left out (and its weight); CT_NONE or
+				   CT_ROOT (0, as left unset): none */
 };
 
 struct layout {

@@ -30,21 +30,21 @@ int screen__init(struct ui *u, struct tui_feed *f)
 {
 	memset(u, 0, sizeof(*u));
 	u->feed = f;
-	u->raw = f->raw && f->tree[1] != f->tree[0];
+	u->event = f->tree[f->event][0] ? f->event : EV_CPU;
+	u->raw = f->raw && !ui__one_kind(u);
+	u->hidden = CT_NONE;
 	u->window = f->window;
 	u->delay = f->delay > 0 ? f->delay : 1;
 	u->started = ui__now();
 	u->utf8 = 1;
-	u->tree = f->tree[u->raw];
+	u->tree = ui__live(u, u->raw);
 	return 0;
 }
 
 /* Free what u holds. */
 void screen__fini(struct ui *u)
 {
-	if (u->frozen[1] != u->frozen[0])
-		calltree__delete(u->frozen[1]);
-	calltree__delete(u->frozen[0]);
+	ui__thaw(u);
 	path__free(&u->zoom);
 	path__free(&u->sel_path);
 	path__free(&u->memo);
@@ -121,9 +121,10 @@ static void tick(struct ui *u, double now)
 
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-		calltree__advance(f->tree[0], ns);
-		if (f->tree[1] != f->tree[0])
-			calltree__advance(f->tree[1], ns);
+		for (int e = 0; e < EV__COUNT; e++)
+			for (int v = 0; f->tree[e][v] && v < 2; v++)
+				if (!v || f->tree[e][1] != f->tree[e][0])
+					calltree__advance(f->tree[e][v], ns);
 	}
 }
 

@@ -29,7 +29,8 @@ int snapshot__save(struct ui *u)
 	}
 	if (u->nsaved < UI_MAX_SAVED)
 		u->saved[u->nsaved++] = strdup(path);
-	text__count(n, sizeof(n), (double)total);
-	ui__status(u, 0, "saved %s (%s samples)", path, n);
+	ui__amount(u, n, sizeof(n), (double)total);
+	ui__status(u, 0, "saved %s (%s%s)", path, n, u->event == EV_CPU ? " samples" :
+		   u->event == EV_OFFCPU ? " off-CPU, counts in us" : " wall, counts in us");
 	return 0;
 }

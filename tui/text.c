@@ -107,6 +107,20 @@ void text__count(char *out, size_t outsz, double v)
 }
 
 /* Seconds as mm:ss or h:mm:ss. */
+void text__time(char *out, size_t outsz, double us)
+{
+	if (!(us >= 0))
+		us = 0;
+	if (us < 1e3)
+		snprintf(out, outsz, "%.0f us", us);
+	else if (us < 1e6)
+		snprintf(out, outsz, "%.1f ms", us / 1e3);
+	else if (us < 1e9)
+		snprintf(out, outsz, "%.2f s", us / 1e6);
+	else
+		text__count(out, outsz, us / 1e6), strncat(out, " s", outsz - strlen(out) - 1);
+}
+
 void text__clock(char *out, size_t outsz, double secs)
 {
 	unsigned long s = secs > 0 ? (unsigned long)secs : 0;

@@ -22,6 +22,8 @@ size_t text__wide(const char *s, wchar_t *out, size_t max, int utf8);
 size_t text__fit(const wchar_t *s, size_t n, wchar_t *out, size_t cells, int utf8);
 /* v rounded, with thousands separators: "1,234,567". */
 void text__count(char *out, size_t outsz, double v);
+/* Microseconds as a time: "850 us", "12.3 ms", "4.56 s". */
+void text__time(char *out, size_t outsz, double us);
 /* Seconds as "mm:ss", or "h:mm:ss" from one hour. */
 void text__clock(char *out, size_t outsz, double secs);
 

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "profile/calltree.h"
+#include "profile/event.h"
 #include "profile/frames.h"
 #include "profile/vm.h"
 
@@ -36,7 +37,10 @@ struct tui_feed {
 	enum ct_window window;		/* window shown first */
 	int raw;			/* start on raw stacks */
 	struct frametab *frames;
-	struct calltree *tree[2];	/* merged, raw; a file gives the same tree twice */
+	/* Per event: merged, raw; NULL: not profiled. A file gives its one tree
+	** twice, as EV_CPU. */
+	struct calltree *tree[EV__COUNT][2];
+	enum prof_event event;		/* shown first */
 	int fd;				/* readable when samples wait; -1: none */
 	int (*pump)(void *ctx);		/* take waiting samples, never blocking; < 0: stopped */
 	void (*stats)(void *ctx, struct tui_stats *st);	/* NULL for a file */

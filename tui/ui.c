@@ -77,13 +77,46 @@ void path__free(struct path *p)
 
 const struct calltree *ui__tree(const struct ui *u, int raw)
 {
-	return u->frozen_at ? u->frozen[raw] : u->feed->tree[raw];
+	return u->frozen_at ? u->frozen[u->event][raw] : u->feed->tree[u->event][raw];
 }
 
-/* A node's samples as shown: window and filter. */
+struct calltree *ui__live(const struct ui *u, int raw)
+{
+	return u->feed->tree[u->event][raw];
+}
+
+int ui__one_kind(const struct ui *u)
+{
+	return u->feed->tree[u->event][0] == u->feed->tree[u->event][1];
+}
+
+void ui__thaw(struct ui *u)
+{
+	for (int e = 0; e < EV__COUNT; e++) {
+		if (u->frozen[e][1] != u->frozen[e][0])
+			calltree__delete(u->frozen[e][1]);
+		calltree__delete(u->frozen[e][0]);
+		u->frozen[e][0] = u->frozen[e][1] = NULL;
+	}
+}
+
+void ui__amount(const struct ui *u, char *out, size_t outsz, double v)
+{
+	if (prof_event__timed(u->event))
+		text__time(out, outsz, v);
+	else
+		text__count(out, outsz, v);
+}
+
+/* A node's samples as shown: window and filter; the root's without the
+** hidden idle stacks. */
 double ui__weight(const struct ui *u, uint32_t node)
 {
-	return calltree__weight(u->tree, node, u->window, u->fb_only);
+	double w = calltree__weight(u->tree, node, u->window, u->fb_only);
+
+	if (node == CT_ROOT && u->hidden != CT_NONE)
+		w -= calltree__weight(u->tree, u->hidden, u->window, u->fb_only);
+	return w > 0 ? w : 0;
 }
 
 /* A node's frame name; the root is "all". */
@@ -171,6 +204,9 @@ void ui__relayout(struct ui *u)
 	int rel;
 
 	u->tree = ui__tree(u, u->raw);
+	u->hidden = u->hide_idle ? calltree__child(u->tree, CT_ROOT,
+						  frametab__special(u->feed->frames, SPECIAL_IDLE)) :
+		    CT_NONE;
 	u->lines = LINES;
 	u->cols = COLS;
 	u->crumb = u->lines >= 14;
@@ -193,7 +229,7 @@ void ui__relayout(struct ui *u)
 	r = (struct layout_req){
 		.tree = u->tree, .top = u->top, .window = u->window,
 		.fallback_only = u->fb_only, .cols = u->cols, .rows = u->body_h,
-		.scroll = u->scroll,
+		.scroll = u->scroll, .hide = u->hidden,
 	};
 	if (layout__build(&u->lay, &r))
 		ui__status(u, 1, "out of memory");

@@ -45,8 +45,11 @@ struct search {
 struct ui {
 	struct tui_feed *feed;
 	struct tui_stats st;		/* from the feed, at the last refresh */
-	struct calltree *frozen[2];	/* copies shown while frozen, else NULL */
+	struct calltree *frozen[EV__COUNT][2];	/* copies shown while frozen, else NULL */
+	enum prof_event event;		/* the event shown */
 	int raw;			/* showing raw stacks */
+	int hide_idle;			/* leave out the off-CPU "[idle]" stacks */
+	uint32_t hidden;		/* their node under the root, CT_NONE: none */
 	enum ct_window window;
 	int fb_only;			/* showing fallback stacks only */
 	double frozen_at;		/* monotonic seconds; 0: not frozen */
@@ -92,6 +95,14 @@ int path__copy(struct path *dst, const struct path *src);
 void path__free(struct path *p);
 /* The tree to show for raw (0/1): the frozen copy while frozen. */
 const struct calltree *ui__tree(const struct ui *u, int raw);
+/* The live tree of the event shown, for raw (0/1). */
+struct calltree *ui__live(const struct ui *u, int raw);
+/* Does the feed hold one kind of stack (a file)? */
+int ui__one_kind(const struct ui *u);
+/* Free the frozen copies. */
+void ui__thaw(struct ui *u);
+/* An amount of the event shown: samples ("1,234"), or a time ("12.3 ms"). */
+void ui__amount(const struct ui *u, char *out, size_t outsz, double v);
 /* Weight of node in the shown tree under the current window and filter. */
 double ui__weight(const struct ui *u, uint32_t node);
 /* Resolve zoom and selection in the shown tree, then lay out the icicle. */

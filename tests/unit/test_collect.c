@@ -41,8 +41,8 @@ static void built(int set, unsigned views, int stacks, int trees, uint64_t got[2
 		collector__set_outputs(c, views, stacks, trees);
 	cr_assert_eq(collector__add(c, own_sample()), 0);
 	for (int v = 0; v < COLLECT_VIEW__COUNT; v++) {
-		got[v][0] = stacktab__total(collector__stacks(c, (enum collect_view)v));
-		got[v][1] = (uint64_t)calltree__weight(collector__tree(c, (enum collect_view)v),
+		got[v][0] = stacktab__total(collector__stacks(c, EV_CPU, (enum collect_view)v));
+		got[v][1] = (uint64_t)calltree__weight(collector__tree(c, EV_CPU, (enum collect_view)v),
 						       CT_ROOT, CT_CUMULATIVE, 0);
 	}
 	cr_assert_eq(collector__stats(c)->samples, 1);
