@@ -381,6 +381,27 @@ static __always_inline void note_process_G(__u32 tgid, __u64 G)
 		p->several = 1;
 }
 
+/*
+** A walk that did not know the thread's G but met VM code: the G its cframe
+** names, cached for the thread's next samples. A global function, verified
+** once on its own: inlined, or as a static function verified at each path
+** that calls it, its branches on what it reads multiplied the verifier's work
+** through the rest of the program (verification two to four times longer).
+*/
+__attribute__((noinline)) int learn_G(__u32 tgid, __u32 tid, __u64 had)
+{
+	struct lt_walk *w = walk_state();
+
+	if (!w)
+		return 0;
+	lt_walk_G_from_cframe(w);
+	if (!w->found_G)
+		return 0;
+	cache_G(tid, had, w->found_G);
+	note_process_G(tgid, w->found_G);
+	return 1;
+}
+
 /* Capture mode: start logging this sample's reads. */
 static __always_inline void capture_begin(struct sampler_walk *sw, const struct lt_uregs *u,
 					  __u64 G)
@@ -413,18 +434,24 @@ static __always_inline void capture_end(struct sampler_walk *sw)
 }
 
 /*
-** Walk the current thread (of tgid, in uw_procs slot slot) into sw->w.s: the
-** header, the user registers, the LuaJIT state and frames, the user stack.
-** The kernel stack and the event are the caller's.
+** Walk the current thread (of tgid, in uw_procs slot slot) into the scratch's
+** sample: the header, the user registers, the LuaJIT state and frames, the
+** user stack. The kernel stack and the event are the caller's. A global
+** function: verified once, however many programs and places call it.
 */
-static __always_inline void walk_current(struct sampler_walk *sw, __u32 tgid, __u32 tid,
-					 __u32 slot)
+__attribute__((noinline)) int walk_current(__u32 tgid, __u32 tid, __u32 slot)
 {
-	struct lt_walk *w = &sw->w;
+	__u32 zero = 0;
+	struct sampler_walk *sw = bpf_map_lookup_elem(&scratch, &zero);
 	const struct lt_lua_cfg *cfg;
+	struct lt_walk *w;
 	struct lt_uregs u;
 	__u64 G0, Gt;
 	__u32 idx;
+
+	if (!sw)
+		return 0;
+	w = &sw->w;
 
 	w->s.type = LT_WIRE_SAMPLE;
 	w->s.tgid = tgid;
@@ -439,7 +466,7 @@ static __always_inline void walk_current(struct sampler_walk *sw, __u32 tgid, __
 		lt_walk_reset(w);
 		w->s.flags |= LT_SAMPLE_USER_ERR;
 		w->s.user_stop = LT_STOP_KERNEL_ONLY;
-		return;
+		return 0;
 	}
 	idx = w->slot / 2;
 	cfg = bpf_map_lookup_elem(&lua_cfg, &idx);
@@ -454,6 +481,8 @@ static __always_inline void walk_current(struct sampler_walk *sw, __u32 tgid, __
 		note_process_G(tgid, w->s.G);
 	}
 	lt_walk_user(w);
+	learn_G(tgid, tid, Gt);
+	return 0;
 }
 
 /* Send the walked sample, sized to its Lua frames. */
@@ -501,7 +530,7 @@ int sample(struct bpf_perf_event_data *ctx)
 		count_drop(LT_DROP_BUSY);
 		return 0;
 	}
-	walk_current(sw, tgid, (__u32)id, *slot);
+	walk_current(tgid, (__u32)id, *slot);
 	sw->w.s.event = LT_EVENT_CPU;
 	sw->w.s.weight_ns = 0;
 	/* Interrupted in user mode: there is no kernel stack to walk. */
@@ -679,7 +708,11 @@ int syscall_done(__u64 *ctx)
 	offstat_add(LT_OFF_BLOCKS, 1);
 	offstat_add(LT_OFF_BLOCKED_NS, blocked);
 	sw->busy = 1;
-	walk_current(sw, tgid, tid, *slot);
+	walk_current(tgid, tid, *slot);
+	/* The thread's G was unknown until its walk met a VM frame: walk again with
+	** it (a thread that blocks without ever running Lua on a sampling tick). */
+	if (sw->w.found_G && !sw->w.s.G)
+		walk_current(tgid, tid, *slot);
 	sw->w.s.event = LT_EVENT_OFFCPU;
 	sw->w.s.weight_ns = blocked;
 	sw->w.s.n_kernel = nk < LT_MAX_KERNEL ? (__u16)nk : LT_MAX_KERNEL;

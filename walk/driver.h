@@ -50,6 +50,8 @@ struct lt_walk {
 	__u8 lua_on;		/* the process runs a supported LuaJIT and G is known */
 	__u8 G_from_regs;	/* G came from r14: the per-thread cache should hold it */
 	__u8 pad;
+	__u64 vm_sp;		/* G unknown: sp of the last VM frame met, 0 none */
+	__u64 found_G;		/* G, as that frame's cframe names it (lt_walk_G_from_cframe) */
 };
 
 #ifndef LT_FIND_RULE
@@ -199,6 +201,8 @@ static LT_INLINE void lt_walk_reset(struct lt_walk *w)
 	w->how = LT_HOW_LEAF;
 	w->lua_on = 0;
 	w->G_from_regs = 0;
+	w->vm_sp = 0;
+	w->found_G = 0;
 	w->L = w->walked_L = 0;
 }
 
@@ -240,8 +244,10 @@ static LT_INLINE int lt_walk_vm_frame(struct lt_walk *w, __u16 n)
 	/* A VM activation also when the thread's G is unknown: the merge must see it
 	** (and fall back) rather than take the stack for plain C. */
 	w->s.user_how[n & (LT_MAX_USER - 1)] |= LT_HOW_F_VM;
-	if (!w->lua_on)
+	if (!w->lua_on) {
+		w->vm_sp = w->r.sp;	/* for lt_walk_G_from_cframe, after the walk */
 		return -1;
+	}
 	rc = lt_lj_step(w, w->s.G, &w->L, &w->r, &w->how);
 	if (rc == LT_STOP__COUNT)
 		lt_walk_lua_switch(w);
@@ -323,6 +329,29 @@ static long lt_walk_frame(__u32 i, void *arg)
 static LT_INLINE void lt_walk_user(struct lt_walk *w)
 {
 	LT_UW_LOOP(LT_MAX_USER, lt_walk_frame, LT_WALK_ARG(w));
+}
+
+/*
+** After a walk that did not know the thread's G but met VM code (a thread in C
+** called from Lua, whose r14 the C code reused: an off-CPU sample in a system
+** call, a sample before the thread was ever seen in the VM): the cframe at that
+** frame's sp (or sp+8, as lt_lj_step looks) names its lua_State, whose glref is
+** the VM's G. Into w->found_G (0: none), for the thread's later samples.
+*/
+static LT_INLINE void lt_walk_G_from_cframe(struct lt_walk *w)
+{
+	__u64 Lx = 0, G = 0, L;
+
+	w->found_G = 0;
+	if (!w->vm_sp || !(w->s.flags & LT_SAMPLE_NO_G))
+		return;
+	for (int k = 0; k < 2; k++)
+		if (!LT_READ_STACK(w, &Lx, w->vm_sp + 8 * k + LT_LJ_CFRAME_OFS_L) &&
+		    Lx && !LT_READ_USER(w, &G, sizeof(G), Lx + LT_LJ_L_GLREF) &&
+		    lt_walk_valid_G(w, G, &L)) {
+			w->found_G = G;
+			return;
+		}
 }
 
 #endif
