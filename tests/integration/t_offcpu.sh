@@ -9,7 +9,9 @@
 #     measured; the off-CPU total is within 10% of the sampled time minus the
 #     thread's running time;
 #   -e wall (JIT on): burn's share is within 5 points of the share of the
-#     thread's wall time it ran burn.
+#     thread's wall time it ran burn;
+#   -e offcpu -o *.pb.gz (a third luatop, once): go tool pprof reads the sample
+#     type off-cpu/nanoseconds.
 # Every share is of times the workload measured itself, not of the design's, so
 # a slow or busy machine moves both sides alike. On a VM "running time" has two
 # measures: its CPU time (os.clock), and its wall time in burn, which also holds
@@ -27,9 +29,22 @@ for flavour in $(lj_flavours); do
 		"$LUATOP" -e wall -F 499 -p "$pid" --duration $D -o "$TMP/wall.folded" \
 			2>"$TMP/err.wall" &
 		wallpid=$!
+		pbpid=
+		if [ "$mode" = jit ] && [ "$flavour" = openresty ]; then
+			"$LUATOP" -e offcpu -p "$pid" --duration $D -o "$TMP/off.pb.gz" 2>"$TMP/err.pb" &
+			pbpid=$!
+		fi
 		"$LUATOP" -e offcpu -p "$pid" --duration $D -o "$TMP/off.folded" 2>"$TMP/err" ||
 			fail "luatop -e offcpu failed: $(cat "$TMP/err")"
 		wait "$wallpid" || fail "luatop -e wall failed: $(cat "$TMP/err.wall")"
+		if [ -n "$pbpid" ]; then	# pprof: the off-CPU time in nanoseconds
+			wait "$pbpid" || fail "luatop -e offcpu -o *.pb.gz failed: $(cat "$TMP/err.pb")"
+			go tool pprof -symbolize=none -raw "$TMP/off.pb.gz" >"$TMP/raw" 2>"$TMP/go.err" ||
+				fail "go tool pprof: $(cat "$TMP/go.err")"
+			grep -q '^Samples:' "$TMP/raw" && grep -A1 '^Samples:' "$TMP/raw" |
+				grep -q 'off-cpu/nanoseconds' ||
+				fail "no off-cpu/nanoseconds sample type: $(head -5 "$TMP/raw")"
+		fi
 		kill "$pid"
 		read -r _ wall _ cpu _ burnt _ nap _ pipe <"$TMP/stats" ||
 			fail "no stats from the workload"

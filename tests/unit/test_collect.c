@@ -5,6 +5,7 @@
 */
 #include <criterion/criterion.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <unistd.h>
 
 #include "collect/collect.h"
@@ -75,4 +76,103 @@ Test(collect, live_builds_both_trees_only)
 	built(1, 1u << COLLECT_MERGED | 1u << COLLECT_RAW, 0, 1, got);
 	for (int v = 0; v < COLLECT_VIEW__COUNT; v++)
 		cr_assert(got[v][0] == 0 && got[v][1] == 1, "view %d", v);
+}
+
+/* -- Events (-e): what a sample weighs in each profile ------------------------ */
+
+static uint64_t total(struct collector *c, enum prof_event e)
+{
+	return stacktab__total(collector__stacks(c, e, COLLECT_MERGED));
+}
+
+Test(collect, events_weigh_cpu_and_offcpu_samples)
+{
+	struct tmodel *m = tmodel__new();
+	struct collector *c = m ? collector__new(m) : NULL;
+	struct lt_sample off;
+
+	cr_assert_not_null(c);
+	cr_assert_eq(collector__set_events(c, (1u << EV__COUNT) - 1, 1000), 0);
+	cr_assert_eq(collector__add(c, own_sample()), 0);
+	off = *own_sample();
+	off.event = LT_EVENT_OFFCPU;
+	off.weight_ns = 2500400;	/* 2.5004 ms: 2500 us */
+	cr_assert_eq(collector__add(c, &off), 0);
+	cr_assert_eq(total(c, EV_CPU), 1, "a CPU sample is one sample, an off-CPU one none");
+	cr_assert_eq(total(c, EV_OFFCPU), 2500, "an off-CPU sample weighs its time in us");
+	cr_assert_eq(total(c, EV_WALL), 1000 + 2500, "wall: the CPU sample's 1 ms period, then the block");
+	cr_assert_eq((uint64_t)calltree__weight(collector__tree(c, EV_WALL, COLLECT_RAW), CT_ROOT,
+						CT_CUMULATIVE, 0), 3500);
+	cr_assert_eq(collector__stats(c)->offcpu_samples, 1);
+	cr_assert_eq(collector__stats(c)->offcpu_us, 2500);
+	collector__delete(c);
+	tmodel__delete(m);
+}
+
+Test(collect, cpu_profile_takes_no_offcpu_sample)
+{
+	struct tmodel *m = tmodel__new();
+	struct collector *c = m ? collector__new(m) : NULL;
+	struct lt_sample off;
+
+	cr_assert_not_null(c);
+	off = *own_sample();
+	off.event = LT_EVENT_OFFCPU;
+	off.weight_ns = 5000000;
+	cr_assert_eq(collector__add(c, &off), 0);
+	cr_assert_eq(total(c, EV_CPU), 0);
+	cr_assert_null(collector__stacks(c, EV_OFFCPU, COLLECT_MERGED), "offcpu is not built");
+	cr_assert_eq(collector__stats(c)->samples, 0);
+	collector__delete(c);
+	tmodel__delete(m);
+}
+
+struct first_frames {
+	const struct frametab *ft;
+	uint64_t idle, other;
+};
+
+static int count_idle(const uint32_t *frames, uint32_t n, uint64_t count, void *ctx)
+{
+	struct first_frames *f = ctx;
+	const struct frame *fr = n ? frametab__get(f->ft, frames[0]) : NULL;
+
+	if (fr && fr->kind == FRAME_SPECIAL && !strcmp(fr->name, "[idle]"))
+		f->idle += count;
+	else
+		f->other += count;
+	return 0;
+}
+
+/* A sample whose leaf is libc's epoll_wait: no Lua frame, waiting for events. */
+static const struct lt_sample *epoll_sample(enum lt_event ev)
+{
+	const struct lt_sample *s = own_sample();
+
+	sample.user[0] = (__u64)(uintptr_t)epoll_wait + 4;
+	sample.event = (__u8)ev;
+	sample.weight_ns = ev == LT_EVENT_OFFCPU ? 7000000 : 0;
+	return s;
+}
+
+Test(collect, offcpu_waits_for_events_are_rooted_at_idle)
+{
+	struct tmodel *m = tmodel__new();
+	struct collector *c = m ? collector__new(m) : NULL;
+	struct first_frames f = { 0 };
+
+	cr_assert_not_null(c);
+	cr_assert_eq(collector__set_events(c, (1u << EV__COUNT) - 1, 1000), 0);
+	cr_assert_eq(collector__add(c, epoll_sample(LT_EVENT_OFFCPU)), 0);
+	cr_assert_eq(collector__add(c, epoll_sample(LT_EVENT_CPU)), 0);
+	cr_assert_eq(collector__add(c, own_sample()), 0);
+	f.ft = collector__frames(c);
+	stacktab__foreach(collector__stacks(c, EV_WALL, COLLECT_MERGED), count_idle, &f);
+	cr_assert_eq(f.idle, 7000, "the off-CPU wait in epoll_wait is [idle]");
+	cr_assert_eq(f.other, 2000, "a CPU sample in epoll_wait is not a wait");
+	cr_assert_neq(calltree__child(collector__tree(c, EV_OFFCPU, COLLECT_MERGED), CT_ROOT,
+				      frametab__special(collector__frames(c), SPECIAL_IDLE)),
+		      CT_NONE, "the live view's tree has [idle] under the root");
+	collector__delete(c);
+	tmodel__delete(m);
 }

@@ -201,3 +201,48 @@ Test(options, input_and_window_errors)
 	cr_assert_eq(PARSE(&o, err, "-p", "1", "-w", "soon"), -EINVAL);
 	cr_assert_eq(PARSE(&o, err, "-p", "1", "-w", "last:10s"), -EINVAL);
 }
+
+Test(options, events_and_min_block)
+{
+	struct options o;
+	char err[256] = "";
+
+	cr_assert_eq(PARSE(&o, err, "-p", "1", "-o", "x"), 0, "%s", err);
+	cr_assert_eq(o.event, EV_CPU);
+	cr_assert_eq(o.min_block_ns, 1000000, "default --min-block: 1 ms");
+	cr_assert_eq(PARSE(&o, err, "-p", "1", "-e", "offcpu"), 0, "%s", err);
+	cr_assert_eq(o.event, EV_OFFCPU);
+	cr_assert_eq(PARSE(&o, err, "-p", "1", "--event", "wall", "--min-block", "250us"), 0, "%s", err);
+	cr_assert_eq(o.event, EV_WALL);
+	cr_assert_eq(o.min_block_ns, 250000);
+	cr_assert_eq(PARSE(&o, err, "-p", "1", "-e", "wall", "--min-block", "2"), 0, "%s", err);
+	cr_assert_eq(o.min_block_ns, 2000000, "no unit: milliseconds");
+	cr_assert_eq(PARSE(&o, err, "-p", "1", "-e", "wall", "--min-block", "0.5s"), 0, "%s", err);
+	cr_assert_eq(o.min_block_ns, 500000000);
+	cr_assert_eq(PARSE(&o, err, "-p", "1", "-e", "wall", "--min-block", "0"), 0, "%s", err);
+	cr_assert_eq(o.min_block_ns, 0);
+}
+
+Test(options, event_errors)
+{
+	static const struct { const char *a, *b, *c, *d, *want; } bad[] = {
+		{ "-e", "gpu", "-p", "1", "invalid event 'gpu'" },
+		{ "-e", "wall", "--min-block", "1h", "invalid --min-block '1h'" },
+		{ "-e", "wall", "--min-block", "-1ms", "invalid --min-block '-1ms'" },
+		{ "-e", "wall", "--min-block", "11s", "invalid --min-block '11s'" },
+		{ "-e", "wall", "--min-block", "ms", "invalid --min-block 'ms'" },
+		{ "-p", "1", "--min-block", "2ms", "--min-block needs -e offcpu or -e wall" },
+		{ "-i", "f.folded", "-e", "wall", "-i FILE shows" },
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct options o;
+		char err[256] = "";
+		char *argv[] = { "luatop", (char *)bad[i].a, (char *)bad[i].b, (char *)bad[i].c,
+				 (char *)bad[i].d, "-p", "1", NULL };
+
+		cr_assert_eq(parse(&o, err, 7, argv), -EINVAL, "%s %s %s %s", bad[i].a, bad[i].b,
+			     bad[i].c, bad[i].d);
+		cr_assert(strstr(err, bad[i].want), "got '%s', want '%s'", err, bad[i].want);
+	}
+}

@@ -182,3 +182,36 @@ Test(pprof, label_sets_intern)
 	cr_assert_null(labelsets__get(&t, 100000));
 	labelsets__free(&t);
 }
+
+/* An off-CPU or wall profile (counts in us) is written in nanoseconds under its
+** one sample type and read back in us: folded -> pprof -> folded, same bytes. */
+Test(pprof, timed_profiles_round_trip_in_microseconds)
+{
+	static const enum prof_event events[] = { EV_OFFCPU, EV_WALL };
+	static const char text[] = "main;nap;usleep;schedule_[k] 30000\nmain;wait 1500\n";
+
+	for (size_t i = 0; i < 2; i++) {
+		struct pprof_meta m = { .freq = 99, .event = events[i], .duration_ns = 4000000000 };
+		struct frametab *ft = frametab__new(), *ft2 = frametab__new();
+		struct stacktab *st = stacktab__new(), *st2 = stacktab__new();
+		char err[128] = "", *p = NULL, *a, *b;
+		size_t len = 0;
+		FILE *f;
+
+		from_folded(text, ft, st);
+		f = open_memstream(&p, &len);
+		cr_assert_eq(pprof__write(f, ft, st, &m), 0);
+		fclose(f);
+		cr_assert_eq(pprof__read_mem(p, len, ft2, st2, err, sizeof(err)), 0, "%s", err);
+		a = to_folded(ft, st);
+		b = to_folded(ft2, st2);
+		cr_assert_str_eq(a, b, "event %d", (int)events[i]);
+		free(a);
+		free(b);
+		free(p);
+		frametab__delete(ft);
+		frametab__delete(ft2);
+		stacktab__delete(st);
+		stacktab__delete(st2);
+	}
+}
