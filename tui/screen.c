@@ -122,7 +122,7 @@ static void tick(struct ui *u, double now)
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 		for (int e = 0; e < EV__COUNT; e++)
-			for (int v = 0; f->tree[e][v] && v < 2; v++)
+			for (int v = 0; v < 2 && f->tree[e][v]; v++)
 				if (!v || f->tree[e][1] != f->tree[e][0])
 					calltree__advance(f->tree[e][v], ns);
 	}
