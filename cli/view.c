@@ -80,7 +80,7 @@ static void live_stats(void *ctx, struct tui_stats *st)
 	st->received = cs->samples;
 	st->lost = session__lost(s);
 	st->luajit = s->luajit;
-	memcpy(st->vm, cs->vm, sizeof(st->vm));
+	memcpy(st->vm, cs->vm_weight, sizeof(st->vm));
 	uint64_t top = 0;
 
 	st->fallback_why = NULL;

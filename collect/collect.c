@@ -715,8 +715,11 @@ static void count(struct collector *c, const struct lt_sample *s, const struct m
 {
 	enum vm_state vm = sample__vm_state(s);
 
-	if (vm != VM_NONE)
+	if (vm != VM_NONE) {
 		c->stats.vm[vm]++;
+		for (int e = 0; e < EV__COUNT; e++)
+			c->stats.vm_weight[e][vm] += c->weight[e];
+	}
 	if (s->flags & LT_SAMPLE_USER_ERR)
 		c->stats.user_err++;
 	if (s->flags & LT_SAMPLE_FP_USED)

@@ -39,6 +39,7 @@ struct collector_stats {
 	uint64_t with_lua;	/* samples that have Lua frames */
 	uint64_t with_lua_fallback;	/* ... whose merge fell back */
 	uint64_t vm[VM_STATE__COUNT];	/* LuaJIT samples by VM state */
+	uint64_t vm_weight[EV__COUNT][VM_STATE__COUNT];	/* ... their counts in each event */
 	uint64_t trace_samples;	/* samples in a JIT trace */
 	uint64_t trace_mapped;	/* ... whose frames came from the snapshot at their pc */
 	uint64_t trace_inlined;	/* ... with frames the trace inlined */

@@ -110,7 +110,7 @@ static void vm_text(const struct ui *u, char *out, size_t outsz)
 	size_t len;
 
 	for (int i = 0; i < VM_STATE__COUNT; i++)
-		sum += u->st.vm[i];
+		sum += u->st.vm[u->event][i];
 	if (!sum) {
 		snprintf(out, outsz, "VM %s", u->utf8 ? "\xe2\x80\x93" : "-");
 		return;
@@ -118,7 +118,7 @@ static void vm_text(const struct ui *u, char *out, size_t outsz)
 	len = (size_t)snprintf(out, outsz, "VM");
 	for (int i = 0; i < VM_STATE__COUNT && len < outsz; i++)
 		len += (size_t)snprintf(out + len, outsz - len, " %s %.0f%%", names[i],
-					100.0 * u->st.vm[i] / sum);
+					100.0 * u->st.vm[u->event][i] / sum);
 }
 
 /* How many samples in traces were placed by their snapshots, and why not the rest. */

@@ -19,7 +19,8 @@ struct tui_stats {
 	uint64_t received;		/* samples taken in since the start */
 	uint64_t lost;			/* samples dropped before user space */
 	const char *luajit;		/* LuaJIT flavour for the header; NULL: not known yet */
-	uint64_t vm[VM_STATE__COUNT];	/* samples by VM state; all 0: not known */
+	uint64_t vm[EV__COUNT][VM_STATE__COUNT];	/* counts of each event by VM state;
+							   all 0: not known */
 	const char *fallback_why;	/* the commonest reason stacks fell back; NULL: none */
 	uint64_t trace_samples;		/* samples in JIT traces */
 	uint64_t trace_mapped;		/* ... whose frames came from the trace's snapshots */

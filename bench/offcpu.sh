@@ -1,0 +1,95 @@
+#!/bin/sh
+# What off-CPU tracing costs a busy target: an nginx worker (one, on CPU 0)
+# serving a light Lua handler (bench/light_app.lua) to wrk (on CPU 1): the
+# worker's CPU time per request (user + system: the BPF programs run in its
+# context and are charged to it) with no profiler, with luatop -e cpu and with
+# luatop -e offcpu (luatop on CPU 1), all at HZ. As root, after make.
+#
+#   sh bench/offcpu.sh [ROUNDS] [SECONDS] [HZ]
+#
+# Each round runs the three modes one after the other in a rotating order (so
+# that a drift of the machine's speed over a round falls on each mode alike);
+# the table gives each mode's cost per request relative to the unprofiled run of
+# the same round: median and range over ROUNDS (the slowdown of the target).
+# Throughput is printed too, but it is not the measure: luatop shares CPU 1 with
+# wrk, and -e offcpu also traces wrk's system calls, so wrk sends fewer requests.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+rounds=${1:-5} secs=${2:-5} hz=${3:-99}
+luatop=${LUATOP:-$top/.output/luatop}
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+master='' lt=''
+cleanup() {
+	[ -n "$lt" ] && kill "$lt" 2>/dev/null
+	[ -n "$master" ] && ngl_stop "$master"
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+. "$top/scripts/nginx-lua.sh"
+make -C "$top" -s .output/luatop >/dev/null
+miss=$(ngl_missing)
+command -v wrk >/dev/null 2>&1 || miss=${miss:-wrk is not installed}
+[ -z "$miss" ] || { echo "offcpu.sh: skipped: $miss"; exit 0; }
+port=$(free_port)
+ngl_conf "$tmp/nginx" "$port" 1 "$top/bench/light_app.lua" || { echo "offcpu.sh: $NGL_ERR"; exit 1; }
+# shellcheck disable=SC2046
+taskset -c 0 nginx $(ngl_args "$tmp/nginx") >/dev/null 2>&1 &
+master=$!
+worker=$(ngl_wait "$tmp/nginx" "$master" "$port" 1) || { echo "offcpu.sh: $worker"; exit 1; }
+
+# cpu_ticks PID: user + system time of PID, in clock ticks.
+cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
+
+# run MODE: "requests/s ticks-per-1000-requests" of one wrk run with MODE (none,
+# cpu, offcpu).
+run() {
+	lt=''
+	if [ "$1" != none ]; then
+		taskset -c 1 "$luatop" -e "$1" -F "$hz" -p "$worker" --duration $((secs + 30)) \
+			-o /dev/null 2>"$tmp/err" &
+		lt=$!
+		sleep 3	# loaded and attached (nginx's tables take a second or two)
+	fi
+	t0=$(cpu_ticks "$worker")
+	taskset -c 1 wrk -t1 -c16 -d"${secs}s" "http://127.0.0.1:$port/" >"$tmp/wrk" 2>&1
+	t1=$(cpu_ticks "$worker")
+	if [ -n "$lt" ]; then
+		kill -INT "$lt" 2>/dev/null
+		wait "$lt" 2>/dev/null || true
+		lt=''
+	fi
+	awk -v t=$((t1 - t0)) '/requests in/ { n = $1 } /^Requests\/sec:/ { r = $2 }
+		END { printf "%s %.4f\n", r, n ? 1000 * t / n : 0 }' "$tmp/wrk"
+}
+
+taskset -c 1 wrk -t1 -c16 -d2s "http://127.0.0.1:$port/" >/dev/null 2>&1	# warm the JIT
+: >"$tmp/ratios"
+r=0
+while [ $r -lt "$rounds" ]; do
+	case $((r % 3)) in
+	0) order="none cpu offcpu" ;;
+	1) order="cpu offcpu none" ;;
+	*) order="offcpu none cpu" ;;
+	esac
+	for m in $order; do eval "v_$m=\$(run $m)"; done
+	echo "round $((r + 1)) (req/s, ticks per 1000 requests): none $v_none; cpu $v_cpu;" \
+		"offcpu $v_offcpu" >&2
+	echo "$v_none $v_cpu $v_offcpu" | awk '{
+		printf "%.4f %.4f %.4f\n", $4 / $2, $6 / $2, $6 / $4 }' >>"$tmp/ratios"
+	r=$((r + 1))
+done
+echo "nginx worker, light Lua handler, wrk -c16, $rounds rounds of ${secs} s, $hz Hz:"
+printf '%-34s %8s %17s\n' "worker CPU per request" "median" "range"
+for col in 1 2 3; do
+	case $col in
+	1) what="-e cpu / no profiler" ;;
+	2) what="-e offcpu / no profiler" ;;
+	*) what="-e offcpu / -e cpu" ;;
+	esac
+	sort -n -k$col,$col "$tmp/ratios" | awk -v c=$col -v w="$what" '
+		{ v[NR] = $c } END {
+			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			printf "%-34s %8.3f %8.3f..%.3f\n", w, m, v[1], v[NR] }'
+done
