@@ -24,6 +24,7 @@ cleanup() {
 	[ -n "$lt" ] && kill "$lt" 2>/dev/null
 	[ -n "$master" ] && ngl_stop "$master"
 	rm -rf "$tmp"
+	sysctl -q kernel.bpf_stats_enabled=0
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
@@ -39,6 +40,17 @@ taskset -c 0 nginx $(ngl_args "$tmp/nginx") >/dev/null 2>&1 &
 master=$!
 worker=$(ngl_wait "$tmp/nginx" "$master" "$port" 1) || { echo "offcpu.sh: $worker"; exit 1; }
 
+sysctl -q kernel.bpf_stats_enabled=1
+# progs PID: "name run_cnt run_time_ns" of each BPF program PID holds.
+progs() {
+	for f in /proc/"$1"/fdinfo/*; do
+		sed -n 's/^prog_id:[[:space:]]*//p' "$f" 2>/dev/null
+	done | sort -u | while read -r id; do
+		bpftool prog show id "$id" -j 2>/dev/null | sed -n \
+		's/.*"name":"\([a-z_]*\)".*"run_time_ns":\([0-9]*\).*"run_cnt":\([0-9]*\).*/\1 \3 \2/p'
+	done | sort
+}
+
 # cpu_ticks PID: user + system time of PID, in clock ticks.
 cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
 
@@ -52,9 +64,14 @@ run() {
 		lt=$!
 		sleep 3	# loaded and attached (nginx's tables take a second or two)
 	fi
+	[ -n "$lt" ] && progs "$lt" >"$tmp/p0.$1"
 	t0=$(cpu_ticks "$worker")
 	taskset -c 1 wrk -t1 -c16 -d"${secs}s" "http://127.0.0.1:$port/" >"$tmp/wrk" 2>&1
 	t1=$(cpu_ticks "$worker")
+	if [ -n "$lt" ]; then	# each program's runs and time over the wrk run, summed
+		progs "$lt" | join "$tmp/p0.$1" - |
+			awk '{ print $1, $4 - $2, $5 - $3 }' >>"$tmp/bpf.$1"
+	fi
 	if [ -n "$lt" ]; then
 		kill -INT "$lt" 2>/dev/null
 		wait "$lt" 2>/dev/null || true
@@ -92,4 +109,13 @@ for col in 1 2 3; do
 		{ v[NR] = $c } END {
 			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
 			printf "%-34s %8.3f %8.3f..%.3f\n", w, m, v[1], v[NR] }'
+done
+echo "BPF programs (kernel.bpf_stats_enabled), over the wrk runs of each mode:"
+for m in cpu offcpu; do
+	[ -s "$tmp/bpf.$m" ] || continue
+	awk -v m="$m" -v s="$secs" -v r="$rounds" '
+		{ n[$1] += $2; t[$1] += $3 }
+		END { for (p in n) printf "  -e %-7s %-13s %9.0f runs/s %7.0f ns/run %6.2f%% of a CPU\n",
+			m, p, n[p] / (s * r), n[p] ? t[p] / n[p] : 0, 100 * t[p] / (s * r * 1e9) }' \
+		"$tmp/bpf.$m" | sort
 done

@@ -566,20 +566,15 @@ struct block {
 	__u64 kernel[LT_MAX_KERNEL];
 };
 
+/* Per thread, in the task itself: found without a hash lookup at every context
+** switch and system call of the host, created only for target threads, freed
+** when the thread exits. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 8192);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct block);
 } blocks SEC(".maps");
-
-/* A zeroed struct block: values bigger than the BPF stack come from a map. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct block);
-} block_zero SEC(".maps");
 
 /* Counters indexed by enum lt_offstat, summed over CPUs by user space. */
 struct {
@@ -597,10 +592,13 @@ static __always_inline void offstat_add(__u32 what, __u64 n)
 		*v += n;	/* per CPU, and sched_switch and sys_exit never nest */
 }
 
-/* The kernel's task, as far as luatop reads it (CO-RE: offsets from the kernel's BTF). */
-struct task_struct {
-	int pid;
-} __attribute__((preserve_access_index));
+struct task_struct;	/* the kernel's: luatop only passes pointers to it on */
+
+/* The block state of task t; created (zeroed) when create is set, else NULL if none. */
+static __always_inline struct block *block_of(struct task_struct *t, int create)
+{
+	return bpf_task_storage_get(&blocks, t, 0, create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
 
 /* The user pc and sp the current thread entered the kernel with. */
 static __always_inline int user_pc_sp(__u64 *pc, __u64 *sp)
@@ -611,10 +609,10 @@ static __always_inline int user_pc_sp(__u64 *pc, __u64 *sp)
 	       bpf_probe_read_kernel(sp, sizeof(*sp), &r->rsp);
 }
 
-/* The thread tid switches in: the time since its switch-out ends. */
-static __always_inline void switched_in(__u32 tid, __u64 now)
+/* Task t switches in: the time since its switch-out ends. */
+static __always_inline void switched_in(struct task_struct *t, __u64 now)
 {
-	struct block *b = bpf_map_lookup_elem(&blocks, &tid);
+	struct block *b = block_of(t, 0);
 	__u64 d;
 
 	if (!b || !b->t_out)
@@ -628,21 +626,13 @@ static __always_inline void switched_in(__u32 tid, __u64 now)
 }
 
 /* The current thread, of a target, switches out: blocked, or preempted. */
-static __always_inline void switched_out(void *ctx, __u32 tid, __u64 now, int blocked)
+static __always_inline void switched_out(void *ctx, __u64 now, int blocked)
 {
-	struct block *b = bpf_map_lookup_elem(&blocks, &tid);
-	__u32 zero = 0;
+	struct block *b = block_of((struct task_struct *)bpf_get_current_task_btf(), 1);
 	__u64 pc, sp;
 
-	if (!b) {
-		struct block *z = bpf_map_lookup_elem(&block_zero, &zero);
-
-		if (!z || bpf_map_update_elem(&blocks, &tid, z, BPF_NOEXIST))
-			return;
-		b = bpf_map_lookup_elem(&blocks, &tid);
-		if (!b)
-			return;
-	}
+	if (!b)
+		return;
 	b->t_out = now;
 	b->runnable = !blocked;
 	if (!blocked || user_pc_sp(&pc, &sp))
@@ -665,13 +655,13 @@ SEC("tp_btf/sched_switch")
 int switch_task(__u64 *ctx)
 {
 	struct task_struct *next = (struct task_struct *)ctx[2];
-	__u64 id = bpf_get_current_pid_tgid(), now = bpf_ktime_get_ns();
-	__u32 tgid = id >> 32;
+	__u64 now = bpf_ktime_get_ns();
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	int blocked = !ctx[0] && (__u32)ctx[3] != 0;	/* not TASK_RUNNING */
 
-	switched_in((__u32)next->pid, now);
+	switched_in(next, now);
 	if (bpf_map_lookup_elem(&targets, &tgid))
-		switched_out(ctx, (__u32)id, now, blocked);
+		switched_out(ctx, now, blocked);
 	return 0;
 }
 
@@ -682,7 +672,7 @@ int syscall_done(__u64 *ctx)
 	__u64 id = bpf_get_current_pid_tgid(), pc, sp, blocked;
 	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0, *slot, nk;
 	struct sampler_walk *sw;
-	struct block *b = bpf_map_lookup_elem(&blocks, &tid);
+	struct block *b = block_of((struct task_struct *)bpf_get_current_task_btf(), 0);
 
 	if (!b || !b->blocked_ns)
 		return 0;
