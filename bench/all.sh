@@ -12,6 +12,9 @@ lj=$(command -v luajit)
 section "Target overhead (bench/overhead.sh): target CPU with a profiler / without"
 if [ "$q" = 1 ]; then sh "$top/bench/overhead.sh" 2 500 99 999; else sh "$top/bench/overhead.sh" 7 3000 99 999; fi
 
+section "Off-CPU tracing on a busy nginx worker (bench/offcpu.sh)"
+sh "$top/bench/offcpu.sh" "$([ "$q" = 1 ] && echo 1 || echo 9)" "$([ "$q" = 1 ] && echo 2 || echo 5)" 99
+
 section "BPF cost per sample (bench/bpf_cost.sh)"
 sh "$top/bench/bpf_cost.sh" "$([ "$q" = 1 ] && echo 2 || echo 5)" 999
 

@@ -6,6 +6,7 @@
 # luatop -e offcpu (luatop on CPU 1), all at HZ. As root, after make.
 #
 #   sh bench/offcpu.sh [ROUNDS] [SECONDS] [HZ]
+#   APP=tests/workloads/nginx/luatop_app.lua sh bench/offcpu.sh   (a heavier handler)
 #
 # Each round runs the three modes one after the other in a rotating order (so
 # that a drift of the machine's speed over a round falls on each mode alike);
@@ -34,7 +35,8 @@ miss=$(ngl_missing)
 command -v wrk >/dev/null 2>&1 || miss=${miss:-wrk is not installed}
 [ -z "$miss" ] || { echo "offcpu.sh: skipped: $miss"; exit 0; }
 port=$(free_port)
-ngl_conf "$tmp/nginx" "$port" 1 "$top/bench/light_app.lua" || { echo "offcpu.sh: $NGL_ERR"; exit 1; }
+app=${APP:-$top/bench/light_app.lua}
+ngl_conf "$tmp/nginx" "$port" 1 "$app" || { echo "offcpu.sh: $NGL_ERR"; exit 1; }
 # shellcheck disable=SC2046
 taskset -c 0 nginx $(ngl_args "$tmp/nginx") >/dev/null 2>&1 &
 master=$!
@@ -97,7 +99,7 @@ while [ $r -lt "$rounds" ]; do
 		printf "%.4f %.4f %.4f\n", $4 / $2, $6 / $2, $6 / $4 }' >>"$tmp/ratios"
 	r=$((r + 1))
 done
-echo "nginx worker, light Lua handler, wrk -c16, $rounds rounds of ${secs} s, $hz Hz:"
+echo "nginx worker, $(basename "$app"), wrk -c16, $rounds rounds of ${secs} s, $hz Hz:"
 printf '%-34s %8s %17s\n' "worker CPU per request" "median" "range"
 for col in 1 2 3; do
 	case $col in
