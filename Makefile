@@ -89,7 +89,7 @@ bench: all $(WORKLOADS)
 	$(Q)sh bench/all.sh
 
 # Benchmarks built with the core (bench/README.md); never part of make check.
-$(OUT)/bench/spinners: bench/spinners.c | $(OUT)
+$(OUT)/bench/spinners $(OUT)/bench/switches: $(OUT)/bench/%: bench/%.c | $(OUT)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -pthread $< -o $@
