@@ -18,36 +18,11 @@ secs=${1:-5} hz=${2:-999}
 luatop=${LUATOP:-$top/.output/luatop}
 wl=$top/.output/workloads
 up=$top/.deps/luajit-upstream/usr/bin/luajit
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-master='' load=''
-cleanup() {
-	[ -n "$load" ] && kill "$load" 2>/dev/null
-	[ -n "$master" ] && ngl_stop "$master"
-	rm -rf "$tmp"
-	sysctl -q kernel.bpf_stats_enabled=0
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-. "$top/scripts/nginx-lua.sh"
+. "$top/bench/lib.sh"
 make -C "$top" -s .output/luatop .output/workloads/qsort_nofp .output/workloads/burn >/dev/null
-sysctl -q kernel.bpf_stats_enabled=1
 
-# prog_of PID: the id of the sampler program PID holds.
-prog_of() {
-	for f in /proc/"$1"/fdinfo/*; do
-		sed -n 's/^prog_id:[[:space:]]*//p' "$f" 2>/dev/null
-	done | sort -u | while read -r id; do
-		bpftool prog show id "$id" 2>/dev/null | grep -q ' name sample ' && echo "$id"
-	done | head -1
-}
-# stats ID: "run_cnt run_time_ns" of program ID.
-stats() {
-	bpftool prog show id "$1" -j 2>/dev/null |
-		sed -n 's/.*"run_time_ns":\([0-9]*\).*"run_cnt":\([0-9]*\).*/\2 \1/p'
-}
-# cpu_ticks PID: user + system time of PID, in clock ticks.
-cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
+# stats PID: "run_cnt run_time_ns" of the sampler program PID holds.
+stats() { lt_progs "$1" | awk '$1 == "sample" { print $2, $3 }'; }
 
 idle_ns=0
 # window PID: profile PID for $secs after 3 s of start-up; prints "runs ns ticks".
@@ -56,13 +31,13 @@ window() {
 		2>"$tmp/err" &
 	lt=$!
 	sleep 3
-	id=$(prog_of "$lt")
-	[ -n "$id" ] || { echo "bpf_cost.sh: luatop did not attach: $(cat "$tmp/err")" >&2; exit 1; }
-	s0=$(stats "$id") t0=$(cpu_ticks "$1")
+	s0=$(stats "$lt") t0=$(cpu_ticks "$1")
+	[ -n "$s0" ] || { echo "bpf_cost.sh: luatop did not attach: $(cat "$tmp/err")" >&2; exit 1; }
 	sleep "$secs"
-	s1=$(stats "$id") t1=$(cpu_ticks "$1")
+	s1=$(stats "$lt") t1=$(cpu_ticks "$1")
 	kill -INT "$lt" 2>/dev/null
 	wait "$lt" || true
+	lt=''
 	echo "$s0 $s1 $t0 $t1" | awk '{ print $3 - $1, $4 - $2, $6 - $5 }'
 }
 

@@ -18,18 +18,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${1:-5} secs=${2:-5} hz=${3:-99}
 luatop=${LUATOP:-$top/.output/luatop}
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-master='' lt=''
-cleanup() {
-	[ -n "$lt" ] && kill "$lt" 2>/dev/null
-	[ -n "$master" ] && ngl_stop "$master"
-	rm -rf "$tmp"
-	sysctl -q kernel.bpf_stats_enabled=0
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
-. "$top/scripts/nginx-lua.sh"
+. "$top/bench/lib.sh"
 make -C "$top" -s .output/luatop >/dev/null
 miss=$(ngl_missing)
 command -v wrk >/dev/null 2>&1 || miss=${miss:-wrk is not installed}
@@ -42,20 +31,6 @@ taskset -c 0 nginx $(ngl_args "$tmp/nginx") >/dev/null 2>&1 &
 master=$!
 worker=$(ngl_wait "$tmp/nginx" "$master" "$port" 1) || { echo "offcpu.sh: $worker"; exit 1; }
 
-sysctl -q kernel.bpf_stats_enabled=1
-# progs PID: "name run_cnt run_time_ns" of each BPF program PID holds.
-progs() {
-	for f in /proc/"$1"/fdinfo/*; do
-		sed -n 's/^prog_id:[[:space:]]*//p' "$f" 2>/dev/null
-	done | sort -u | while read -r id; do
-		bpftool prog show id "$id" -j 2>/dev/null | sed -n \
-		's/.*"name":"\([a-z_]*\)".*"run_time_ns":\([0-9]*\).*"run_cnt":\([0-9]*\).*/\1 \3 \2/p'
-	done | sort
-}
-
-# cpu_ticks PID: user + system time of PID, in clock ticks.
-cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
-
 # run MODE: "requests/s ticks-per-1000-requests" of one wrk run with MODE (none,
 # cpu, offcpu).
 run() {
@@ -66,12 +41,12 @@ run() {
 		lt=$!
 		sleep 3	# loaded and attached (nginx's tables take a second or two)
 	fi
-	[ -n "$lt" ] && progs "$lt" >"$tmp/p0.$1"
+	[ -n "$lt" ] && lt_progs "$lt" >"$tmp/p0.$1"
 	t0=$(cpu_ticks "$worker")
 	taskset -c 1 wrk -t1 -c16 -d"${secs}s" "http://127.0.0.1:$port/" >"$tmp/wrk" 2>&1
 	t1=$(cpu_ticks "$worker")
 	if [ -n "$lt" ]; then	# each program's runs and time over the wrk run, summed
-		progs "$lt" | join "$tmp/p0.$1" - |
+		lt_progs "$lt" | join "$tmp/p0.$1" - |
 			awk '{ print $1, $4 - $2, $5 - $3 }' >>"$tmp/bpf.$1"
 	fi
 	if [ -n "$lt" ]; then
