@@ -14,6 +14,7 @@ if [ "$q" = 1 ]; then sh "$top/bench/overhead.sh" 2 500 99 999; else sh "$top/be
 
 section "Off-CPU tracing on a busy nginx worker (bench/offcpu.sh)"
 sh "$top/bench/offcpu.sh" "$([ "$q" = 1 ] && echo 1 || echo 9)" "$([ "$q" = 1 ] && echo 2 || echo 5)" 99
+sh "$top/bench/switches.sh" "$([ "$q" = 1 ] && echo 1 || echo 5)" "$([ "$q" = 1 ] && echo 2 || echo 4)" 99
 
 section "BPF cost per sample (bench/bpf_cost.sh)"
 sh "$top/bench/bpf_cost.sh" "$([ "$q" = 1 ] && echo 2 || echo 5)" 999

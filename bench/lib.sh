@@ -29,3 +29,31 @@ lt_progs() {
 }
 
 cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
+
+# three_modes ROUNDS FILE WHAT: ROUNDS rounds of run none, run cpu and run
+# offcpu (the script's run MODE prints one line of figures), in a rotating
+# order so that a drift of the machine's speed falls on each mode alike; each
+# round's lines joined ("none... cpu... offcpu...") go to FILE, and to stderr
+# labelled with WHAT (what the figures are).
+three_modes() {
+	: >"$2"
+	_r=0
+	while [ $_r -lt "$1" ]; do
+		case $((_r % 3)) in
+		0) _order="none cpu offcpu" ;;
+		1) _order="cpu offcpu none" ;;
+		*) _order="offcpu none cpu" ;;
+		esac
+		for _m in $_order; do eval "_v_$_m=\$(run $_m)"; done
+		echo "round $((_r + 1)) ($3): none $_v_none; cpu $_v_cpu; offcpu $_v_offcpu" >&2
+		echo "$_v_none $_v_cpu $_v_offcpu" >>"$2"
+		_r=$((_r + 1))
+	done
+}
+
+# median_range COL FILE: "median min max" of column COL of FILE.
+median_range() {
+	sort -n -k"$1","$1" "$2" | awk -v c="$1" '{ v[NR] = $c } END {
+		printf "%s %s %s\n", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2,
+			v[1], v[NR] }'
+}

@@ -59,21 +59,8 @@ run() {
 }
 
 taskset -c 1 wrk -t1 -c16 -d2s "http://127.0.0.1:$port/" >/dev/null 2>&1	# warm the JIT
-: >"$tmp/ratios"
-r=0
-while [ $r -lt "$rounds" ]; do
-	case $((r % 3)) in
-	0) order="none cpu offcpu" ;;
-	1) order="cpu offcpu none" ;;
-	*) order="offcpu none cpu" ;;
-	esac
-	for m in $order; do eval "v_$m=\$(run $m)"; done
-	echo "round $((r + 1)) (req/s, ticks per 1000 requests): none $v_none; cpu $v_cpu;" \
-		"offcpu $v_offcpu" >&2
-	echo "$v_none $v_cpu $v_offcpu" | awk '{
-		printf "%.4f %.4f %.4f\n", $4 / $2, $6 / $2, $6 / $4 }' >>"$tmp/ratios"
-	r=$((r + 1))
-done
+three_modes "$rounds" "$tmp/rounds" "req/s, ticks per 1000 requests"
+awk '{ printf "%.4f %.4f %.4f\n", $4 / $2, $6 / $2, $6 / $4 }' "$tmp/rounds" >"$tmp/ratios"
 echo "nginx worker, $(basename "$app"), wrk -c16, $rounds rounds of ${secs} s, $hz Hz:"
 printf '%-34s %8s %17s\n' "worker CPU per request" "median" "range"
 for col in 1 2 3; do
@@ -82,10 +69,8 @@ for col in 1 2 3; do
 	2) what="-e offcpu / no profiler" ;;
 	*) what="-e offcpu / -e cpu" ;;
 	esac
-	sort -n -k$col,$col "$tmp/ratios" | awk -v c=$col -v w="$what" '
-		{ v[NR] = $c } END {
-			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-			printf "%-34s %8.3f %8.3f..%.3f\n", w, m, v[1], v[NR] }'
+	median_range $col "$tmp/ratios" |
+		awk -v w="$what" '{ printf "%-34s %8.3f %8.3f..%.3f\n", w, $1, $2, $3 }'
 done
 echo "BPF programs (kernel.bpf_stats_enabled), over the wrk runs of each mode:"
 for m in cpu offcpu; do

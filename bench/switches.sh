@@ -12,10 +12,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 rounds=${1:-5} secs=${2:-4} hz=${3:-99}
 luatop=${LUATOP:-$top/.output/luatop}
-tmp=$(mktemp -d)
-lt=''
-trap '[ -n "$lt" ] && kill "$lt" 2>/dev/null; rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM HUP
+. "$top/bench/lib.sh"
 make -C "$top" -s .output/luatop .output/bench/switches >/dev/null
 
 # run MODE: "syscall-ns roundtrip-ns" (medians of the program's rounds) with MODE.
@@ -37,25 +34,13 @@ run() {
 		lt=''
 	fi
 	for k in syscall roundtrip; do
-		awk -v k=$k '$1 == k { print $2 }' "$tmp/out" | sort -n | awk '
-			{ v[NR] = $1 } END { printf "%s ", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+		awk -v k=$k '$1 == k { print $2 }' "$tmp/out" >"$tmp/$k"
+		median_range 1 "$tmp/$k" | awk '{ printf "%s ", $1 }'
 	done
 	echo
 }
 
-: >"$tmp/all"
-r=0
-while [ $r -lt "$rounds" ]; do
-	case $((r % 3)) in
-	0) order="none cpu offcpu" ;;
-	1) order="cpu offcpu none" ;;
-	*) order="offcpu none cpu" ;;
-	esac
-	for m in $order; do eval "v_$m=\$(run $m)"; done
-	echo "round $((r + 1)) (syscall ns, round trip ns): none $v_none; cpu $v_cpu; offcpu $v_offcpu" >&2
-	echo "$v_none $v_cpu $v_offcpu" >>"$tmp/all"
-	r=$((r + 1))
-done
+three_modes "$rounds" "$tmp/all" "syscall ns, round trip ns"
 echo "bench/switches (CPU 0), luatop on CPU 1, $rounds rounds, $hz Hz: median (range) over rounds"
 printf '%-26s %22s %22s %22s\n' "" "no profiler" "-e cpu" "-e offcpu"
 for k in 1 2; do
@@ -63,9 +48,7 @@ for k in 1 2; do
 	line=$(printf '%-26s' "$name")
 	for m in 0 1 2; do
 		col=$((m * 2 + k))
-		cell=$(sort -n -k$col,$col "$tmp/all" | awk -v c=$col '{ v[NR] = $c } END {
-			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-			printf "%.0f (%.0f-%.0f)", m, v[1], v[NR] }')
+		cell=$(median_range $col "$tmp/all" | awk '{ printf "%.0f (%.0f-%.0f)", $1, $2, $3 }')
 		line="$line$(printf ' %22s' "$cell")"
 	done
 	echo "$line"
