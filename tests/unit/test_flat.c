@@ -1,0 +1,129 @@
+/*
+** Unit tests for profile/flat: the Top table's rows and the callers/callees of
+** a frame, on call trees built by hand (no terminal).
+*/
+#include <criterion/criterion.h>
+
+#include "profile/calltree.h"
+#include "profile/flat.h"
+
+enum { MAIN = 1, A, B, C, F };
+
+static struct calltree *tree(void)
+{
+	struct calltree *t = calltree__new(10, 10.0);
+
+	cr_assert_not_null(t);
+	return t;
+}
+
+static void add(struct calltree *t, const uint32_t *frames, uint32_t n, uint64_t count,
+		unsigned flags)
+{
+	cr_assert_eq(calltree__add(t, frames, n, count, 0, flags), 0);
+}
+
+#define ADD(t, count, ...) add((t), (uint32_t[]){ __VA_ARGS__ }, \
+	sizeof((uint32_t[]){ __VA_ARGS__ }) / sizeof(uint32_t), (count), 0)
+
+static const struct flat_row *row(const struct flat *f, uint32_t frame)
+{
+	for (uint32_t i = 0; i < f->n; i++)
+		if (f->rows[i].frame == frame)
+			return &f->rows[i];
+	cr_assert_fail("frame %u has no row", frame);
+	return NULL;
+}
+
+Test(flat, self_and_total_sorted_by_self)
+{
+	struct calltree *t = tree();
+	struct flat f = { 0 };
+
+	ADD(t, 5, MAIN, A);		/* main -> a: 5 */
+	ADD(t, 3, MAIN, B);		/* main -> b: 3 */
+	ADD(t, 2, MAIN, A, C);		/* main -> a -> c: 2 */
+	cr_assert_eq(flat__build(&f, t, CT_CUMULATIVE, 0, FLAT_BY_SELF), 0);
+	cr_assert_eq(f.n, 4);
+	cr_assert_float_eq(f.all, 10, 1e-9);
+	cr_assert_eq(f.rows[0].frame, A, "a has the most self samples");
+	cr_assert_eq(f.rows[1].frame, B);
+	cr_assert_eq(f.rows[2].frame, C);
+	cr_assert_eq(f.rows[3].frame, MAIN, "main: no self samples");
+	cr_assert_float_eq(row(&f, A)->total, 7, 1e-9);
+	cr_assert_float_eq(row(&f, MAIN)->total, 10, 1e-9);
+	flat__sort(&f, FLAT_BY_TOTAL);
+	cr_assert_eq(f.rows[0].frame, MAIN);
+	cr_assert_eq(f.rows[1].frame, A);
+	flat__free(&f);
+	calltree__delete(t);
+}
+
+Test(flat, recursion_counts_once_per_stack)
+{
+	struct calltree *t = tree();
+	struct flat f = { 0 };
+
+	ADD(t, 4, MAIN, F, F, F);	/* f recursing three deep */
+	ADD(t, 6, MAIN, F, A);
+	cr_assert_eq(flat__build(&f, t, CT_CUMULATIVE, 0, FLAT_BY_TOTAL), 0);
+	cr_assert_float_eq(row(&f, F)->total, 10, 1e-9, "not 4 * 3 + 6");
+	cr_assert_float_eq(row(&f, F)->self, 4, 1e-9);
+	cr_assert_leq(row(&f, F)->total, f.all);
+	flat__free(&f);
+	calltree__delete(t);
+}
+
+Test(flat, fallback_only_and_windows)
+{
+	struct calltree *t = tree();
+	struct flat f = { 0 };
+
+	ADD(t, 5, MAIN, A);
+	add(t, (uint32_t[]){ MAIN, B }, 2, 3, CT_FALLBACK);
+	cr_assert_eq(flat__build(&f, t, CT_CUMULATIVE, 1, FLAT_BY_SELF), 0);
+	cr_assert_eq(f.n, 2, "main and b: the fallback samples only");
+	cr_assert_float_eq(row(&f, B)->self, 3, 1e-9);
+	cr_assert_float_eq(f.all, 3, 1e-9);
+	flat__free(&f);
+	calltree__delete(t);
+}
+
+Test(flat, callers_and_callees_of_a_frame_on_two_paths)
+{
+	struct calltree *t = tree(), *callers = tree(), *callees = tree();
+
+	ADD(t, 6, MAIN, A, C);		/* c called from a: 6 */
+	ADD(t, 4, MAIN, B, C, F);	/* ... from b: 4, calling f */
+	ADD(t, 5, MAIN, B);
+	cr_assert_eq(flat__focus(t, C, CT_CUMULATIVE, 0, callers, callees), 0);
+	cr_assert_float_eq(calltree__weight(callers, CT_ROOT, CT_CUMULATIVE, 0), 10, 1e-9);
+	cr_assert_float_eq(calltree__weight(callers, calltree__child(callers, CT_ROOT, A),
+					    CT_CUMULATIVE, 0), 6, 1e-9);
+	cr_assert_float_eq(calltree__weight(callers, calltree__child(callers, CT_ROOT, B),
+					    CT_CUMULATIVE, 0), 4, 1e-9);
+	cr_assert_neq(calltree__child(callers, calltree__child(callers, CT_ROOT, A), MAIN),
+		      CT_NONE, "a's caller main follows it");
+	cr_assert_float_eq(calltree__weight(callees, CT_ROOT, CT_CUMULATIVE, 0), 10, 1e-9);
+	cr_assert_float_eq(calltree__self(callees, CT_ROOT, CT_CUMULATIVE, 0), 6, 1e-9);
+	cr_assert_float_eq(calltree__weight(callees, calltree__child(callees, CT_ROOT, F),
+					    CT_CUMULATIVE, 0), 4, 1e-9);
+	calltree__delete(t);
+	calltree__delete(callers);
+	calltree__delete(callees);
+}
+
+Test(flat, focus_on_a_recursion_takes_its_outermost_place)
+{
+	struct calltree *t = tree(), *callers = tree(), *callees = tree();
+
+	ADD(t, 4, MAIN, F, F, A);
+	cr_assert_eq(flat__focus(t, F, CT_CUMULATIVE, 0, callers, callees), 0);
+	cr_assert_float_eq(calltree__weight(callers, CT_ROOT, CT_CUMULATIVE, 0), 4, 1e-9);
+	cr_assert_eq(calltree__nodes(callers), 2, "one caller: main (not f)");
+	cr_assert_neq(calltree__child(callees, CT_ROOT, F), CT_NONE, "the inner f is a callee");
+	cr_assert_float_eq(calltree__weight(callees, CT_ROOT, CT_CUMULATIVE, 0), 4, 1e-9);
+	calltree__delete(t);
+	calltree__delete(callers);
+	calltree__delete(callees);
+}
