@@ -44,9 +44,28 @@ static int act_right(struct ui *u)
 	return step_side(u, 1);
 }
 
+/* The Top table: move the selected row by n (clamped). */
+static int move_row(struct ui *u, long n)
+{
+	long r = (long)u->row + n;
+
+	if (r >= (long)u->flat.n)
+		r = (long)u->flat.n - 1;
+	u->row = r > 0 ? (uint32_t)r : 0;
+	return RE_REDRAW;
+}
+
+/* Rows of the Top table on screen. */
+static long table_rows(const struct ui *u)
+{
+	return u->body_h > 2 ? u->body_h - 1 : 1;
+}
+
 /* k: the caller; remember where we came from for j. */
 static int act_up(struct ui *u)
 {
+	if (u->mode == UI_TOP)
+		return move_row(u, -1);
 	if (u->sel == u->top)
 		return RE_NONE;
 	path__of(&u->memo, u->tree, u->sel);
@@ -81,7 +100,11 @@ static uint32_t down_of(struct ui *u, uint32_t x)
 /* j: a callee, scrolling when it is below the last row. */
 static int act_down(struct ui *u)
 {
-	uint32_t c = down_of(u, u->sel);
+	uint32_t c;
+
+	if (u->mode == UI_TOP)
+		return move_row(u, 1);
+	c = down_of(u, u->sel);
 
 	if (c == CT_NONE) {
 		/* Below the last row: scroll first, then look again. */
@@ -103,6 +126,8 @@ static int act_down(struct ui *u)
 /* g: the top frame. */
 static int act_top(struct ui *u)
 {
+	if (u->mode == UI_TOP)
+		return move_row(u, -(long)u->flat.n);
 	ui__select(u, u->top);
 	return RE_REDRAW;
 }
@@ -133,18 +158,24 @@ static int go_down(struct ui *u, int n)
 /* G: down the widest callees to the end. */
 static int act_bottom(struct ui *u)
 {
+	if (u->mode == UI_TOP)
+		return move_row(u, (long)u->flat.n);
 	return go_down(u, -1);
 }
 
 /* PgDn: a page of widest callees down. */
 static int act_page_down(struct ui *u)
 {
+	if (u->mode == UI_TOP)
+		return move_row(u, table_rows(u));
 	return go_down(u, u->body_h > 2 ? u->body_h - 1 : 1);
 }
 
 /* PgUp: a page of callers up. */
 static int act_page_up(struct ui *u)
 {
+	if (u->mode == UI_TOP)
+		return move_row(u, -table_rows(u));
 	for (int n = u->body_h > 2 ? u->body_h - 1 : 1; n > 0 && u->sel != u->top; n--)
 		u->sel = calltree__parent(u->tree, u->sel);
 	ui__select(u, u->sel);
@@ -155,6 +186,8 @@ static int act_page_up(struct ui *u)
 
 static int act_zoom_in(struct ui *u)
 {
+	if (u->mode == UI_TOP)	/* Enter on a row: its callers and callees */
+		return u->flat.n ? actions__focus(u, u->flat.rows[u->row].frame) : RE_NONE;
 	if (u->sel == u->top)
 		return RE_NONE;
 	if (u->nzstack == u->capzstack) {
@@ -175,8 +208,26 @@ static int act_zoom_in(struct ui *u)
 }
 
 /* Esc: back to the previous zoom root. */
+/* Leave the focus view for the view it was opened from, as that was. */
+static void unfocus(struct ui *u)
+{
+	u->mode = u->back;
+	u->nzstack = u->focus_zdepth;
+	path__copy(&u->zoom, &u->saved_zoom);
+	path__copy(&u->sel_path, &u->saved_sel);
+	u->scroll = 0;
+}
+
 static int act_zoom_out(struct ui *u)
 {
+	if (u->mode == UI_TOP) {
+		u->mode = UI_ICICLE;
+		return RE_REDRAW;
+	}
+	if (u->mode == UI_FOCUS && u->nzstack <= u->focus_zdepth) {
+		unfocus(u);	/* back where the focus view was opened from */
+		return RE_REDRAW;
+	}
 	if (!u->nzstack)
 		return RE_NONE;
 	path__copy(&u->zoom, &u->zstack[--u->nzstack]);
@@ -290,6 +341,57 @@ static int act_freeze(struct ui *u)
 		return RE_REDRAW;
 	}
 	u->frozen_at = ui__now();
+	return RE_REDRAW;
+}
+
+/* -- Views by function --------------------------------------------------- */
+
+int actions__focus(struct ui *u, uint32_t frame)
+{
+	if (u->mode != UI_FOCUS) {	/* what Esc goes back to */
+		u->back = u->mode;
+		u->focus_zdepth = u->nzstack;
+		if (path__copy(&u->saved_zoom, &u->zoom) || path__copy(&u->saved_sel, &u->sel_path)) {
+			ui__status(u, 1, "out of memory");
+			return RE_REDRAW;
+		}
+	}
+	u->mode = UI_FOCUS;
+	u->focus = frame;
+	u->zoom.n = u->sel_path.n = u->memo.n = 0;
+	u->scroll = 0;
+	return RE_REDRAW;
+}
+
+/* t: the Top table, or the icicle again. */
+static int act_table(struct ui *u)
+{
+	if (u->mode == UI_FOCUS)
+		unfocus(u);
+	u->mode = u->mode == UI_TOP ? UI_ICICLE : UI_TOP;
+	return RE_REDRAW;
+}
+
+/* c: the callers and callees of the selected frame. */
+static int act_callers(struct ui *u)
+{
+	if (u->mode == UI_TOP)
+		return act_zoom_in(u);
+	if (u->sel == CT_ROOT) {
+		ui__status(u, 1, "select a frame first: the root has no callers");
+		return RE_REDRAW;
+	}
+	return actions__focus(u, calltree__frame(u->tree, u->sel));
+}
+
+/* o: the Top table's order. */
+static int act_sort(struct ui *u)
+{
+	u->sort = (enum flat_sort)((u->sort + 1) % FLAT_SORT__COUNT);
+	u->row = u->row_first = 0;
+	if (u->mode != UI_TOP)
+		ui__status(u, 0, "the Top table (t) is now sorted by %s",
+			   u->sort == FLAT_BY_SELF ? "self" : "total");
 	return RE_REDRAW;
 }
 
@@ -414,6 +516,9 @@ static const action_fn actions[ACT__COUNT] = {
 	[ACT_FREEZE] = act_freeze,
 	[ACT_WINDOW] = act_window,
 	[ACT_EVENT] = act_event,
+	[ACT_TABLE] = act_table,
+	[ACT_CALLERS] = act_callers,
+	[ACT_SORT] = act_sort,
 	[ACT_IDLE] = act_idle,
 	[ACT_RESET] = act_reset,
 	[ACT_VIEW_RESET] = act_view_reset,

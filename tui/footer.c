@@ -53,7 +53,7 @@ static void selection(struct ui *u, int y)
 {
 	const struct frame *f = frametab__get(u->feed->frames, calltree__frame(u->tree, u->sel));
 	double all = ui__weight(u, CT_ROOT), tot = ui__weight(u, u->sel);
-	double self = calltree__self(u->tree, u->sel, u->window, u->fb_only);
+	double self = calltree__self(u->tree, u->sel, u->win, u->fb);
 	double zoom = ui__weight(u, u->top);
 	char buf[512], n1[32], n2[32], jit[96];
 	int x;
@@ -163,9 +163,13 @@ void footer__draw(struct ui *u)
 {
 	int y = u->body_y + u->body_h;
 
-	selection(u, y++);
-	if (u->crumb)
-		breadcrumb(u, y++);
+	if (u->mode == UI_TOP)
+		top__footer(u, y++);
+	else
+		selection(u, y++);
+	if (u->crumb && u->mode != UI_TOP)
+		breadcrumb(u, y);
+	y += u->crumb;
 	status(u, y++);
 	keybar(u, y);
 }

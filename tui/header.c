@@ -135,8 +135,9 @@ static void trace_text(const struct ui *u, char *out, size_t outsz)
 /* Line 2: window, samples, lost and fallback shares, badges, VM split. */
 static void line2(struct ui *u)
 {
-	double all = calltree__weight(u->tree, CT_ROOT, u->window, 0);
-	double fb = calltree__weight(u->tree, CT_ROOT, u->window, 1);
+	const struct calltree *t = ui__tree(u, u->raw);	/* the focus view's too */
+	double all = calltree__weight(t, CT_ROOT, u->window, 0);
+	double fb = calltree__weight(t, CT_ROOT, u->window, 1);
 	static const char *const unit[EV__COUNT] = { " samples", " off-CPU", " wall" };
 	double lost = u->st.received + u->st.lost ?
 		      100.0 * u->st.lost / (u->st.received + u->st.lost) : 0;
@@ -169,6 +170,10 @@ static void line2(struct ui *u)
 
 		add(u, 1, &x, CR_HEADER, " ");
 		add(u, 1, &x, CR_BADGE, badge[u->event]);
+	}
+	if (u->mode != UI_ICICLE) {
+		add(u, 1, &x, CR_HEADER, " ");
+		add(u, 1, &x, CR_BADGE, u->mode == UI_TOP ? " TOP " : " CALLERS / CALLEES ");
 	}
 	if (u->hidden != CT_NONE) {
 		add(u, 1, &x, CR_HEADER, " ");

@@ -75,14 +75,23 @@ static void label(struct ui *u, const struct box *b, struct cell *row, int c0, i
 		name[n++] = u->utf8 ? 0x2026 : '.';
 	else
 		n += text__wide(ui__name(u, b->node), name + n, NAME_MAX_CH - n, u->utf8);
+	if (u->mode == UI_FOCUS && !(b->flags & BOX_POOL) && n + 16 < NAME_MAX_CH) {
+		/* The focus view: each caller's and callee's share of the function. */
+		double all = calltree__weight(u->tree, CT_ROOT, CT_CUMULATIVE, 0);
+		char pct[16];
+
+		snprintf(pct, sizeof(pct), " %.1f%%", all > 0 ? 100 * calltree__weight(u->tree,
+			 b->node, CT_CUMULATIVE, 0) / all : 0);
+		n += text__wide(pct, name + n, NAME_MAX_CH - n, u->utf8);
+	}
 	m = text__fit(name, n, out, (size_t)cells, u->utf8);
 	for (size_t i = 0; i < m; i++)
 		row[c0 + (int)i].ch = out[i];
 }
 
-/* Lay the boxes of one row onto cells. */
-static void fill_row(struct ui *u, uint32_t from, uint32_t to, struct cell *row, int cols,
-		     enum role *roles)
+/* Lay the boxes [from, to) of layout l onto one row of cells. */
+static void fill_row(struct ui *u, const struct layout *l, uint32_t from, uint32_t to,
+		     struct cell *row, int cols, enum role *roles)
 {
 	int mono = colors__scheme() == SCHEME_MONO;
 	int32_t prev_e1 = -1;
@@ -91,7 +100,7 @@ static void fill_row(struct ui *u, uint32_t from, uint32_t to, struct cell *row,
 	for (int c = 0; c < cols; c++)
 		row[c] = (struct cell){ -1, -1, 8, L' ', 0 };
 	for (uint32_t i = from; i < to; i++) {
-		const struct box *b = &u->lay.box[i];
+		const struct box *b = &l->box[i];
 		int bi = (int)(i - from);
 		int fb = !(b->flags & BOX_POOL) && ui__is_fallback(u, b->node);
 		int cf = (b->e0 + LAYOUT_SUB - 1) / LAYOUT_SUB;	/* first whole cell */
@@ -182,26 +191,54 @@ static void empty(struct ui *u)
 		(COLS - (int)strlen(msg)) / 2 : 0, COLS, CR_MORE, msg);
 }
 
-/* Draw the icicle rows. */
-void icicle__draw(struct ui *u)
+/* Draw the rows of layout l from screen row y0, downwards (dir 1) or upwards
+** (dir -1), at most n of them. */
+static void draw_rows(struct ui *u, const struct layout *l, int y0, int dir, int n)
 {
 	static struct cell row[MAXCOLS];
 	static enum role roles[MAXCOLS * 2];
-	const struct layout *l = &u->lay;
 	int cols = COLS < MAXCOLS ? COLS : MAXCOLS;
 
-	if (!l->n) {
-		empty(u);
-		return;
-	}
-	for (int r = 0; r < l->rows && r < u->body_h; r++) {
+	for (int r = 0; r < l->rows && r < n; r++) {
 		uint32_t from = l->row[r], to = l->row[r + 1];
 
 		if (to - from > MAXCOLS * 2)
 			to = from + MAXCOLS * 2;
-		fill_row(u, from, to, row, cols, roles);
-		put_row(u, u->body_y + r, row, cols, roles);
+		fill_row(u, l, from, to, row, cols, roles);
+		put_row(u, y0 + dir * r, row, cols, roles);
 	}
+}
+
+/* The focus view's callers: an icicle upwards from the function, drawn with
+** the callers' tree as the one shown (names, colours) and nothing selected. */
+static void draw_callers(struct ui *u)
+{
+	const struct calltree *t = u->tree;
+	uint32_t sel = u->sel;
+
+	u->tree = u->callers;
+	u->sel = CT_NONE;
+	if (!u->lay_up.n)
+		ui__put(u, u->body_y + u->up_h - 1, 1, COLS - 1, CR_MORE,
+			"no callers: the stacks begin with it");
+	draw_rows(u, &u->lay_up, u->body_y + u->up_h - 1, -1, u->up_h);
+	u->tree = t;
+	u->sel = sel;
+}
+
+/* Draw the icicle rows (in the focus view, the callers above them). */
+void icicle__draw(struct ui *u)
+{
+	const struct layout *l = &u->lay;
+	int cols = COLS < MAXCOLS ? COLS : MAXCOLS;
+
+	if (u->mode == UI_FOCUS && u->callers)
+		draw_callers(u);
+	if (!l->n) {
+		empty(u);
+		return;
+	}
+	draw_rows(u, l, u->body_y + u->up_h, 1, u->body_h - u->up_h);
 	if (l->more) {
 		char more[64];
 		int w;

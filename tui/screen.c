@@ -45,6 +45,12 @@ int screen__init(struct ui *u, struct tui_feed *f)
 void screen__fini(struct ui *u)
 {
 	ui__thaw(u);
+	flat__free(&u->flat);
+	calltree__delete(u->callers);
+	calltree__delete(u->callees);
+	layout__free(&u->lay_up);
+	path__free(&u->saved_zoom);
+	path__free(&u->saved_sel);
 	path__free(&u->zoom);
 	path__free(&u->sel_path);
 	path__free(&u->memo);
@@ -88,7 +94,7 @@ void screen__draw(struct ui *u)
 		if (u->help)
 			help__draw(u);
 		else
-			icicle__draw(u);
+			u->mode == UI_TOP ? top__draw(u) : icicle__draw(u);
 		footer__draw(u);
 	}
 	wnoutrefresh(stdscr);

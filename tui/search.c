@@ -59,12 +59,18 @@ int search__set(struct ui *u, const char *text)
 /* Whether node's frame matches (memoized per frame id). */
 int search__hit(struct ui *u, uint32_t node)
 {
-	struct search *s = &u->search;
-	uint32_t f;
-
-	if (!s->on || node == CT_ROOT)
+	if (!u->search.on || node == CT_ROOT)
 		return 0;
-	f = calltree__frame(u->tree, node);
+	return search__frame(u, calltree__frame(u->tree, node));
+}
+
+int search__frame(struct ui *u, uint32_t f)
+{
+	struct search *s = &u->search;
+	const struct frame *fr;
+
+	if (!s->on)
+		return 0;
 	if (f >= s->nhit) {
 		uint32_t n = frametab__count(u->feed->frames);
 		unsigned char *h;
@@ -79,8 +85,10 @@ int search__hit(struct ui *u, uint32_t node)
 		s->hit = h;
 		s->nhit = n;
 	}
-	if (!s->hit[f])
-		s->hit[f] = regexec(&s->re, ui__name(u, node), 0, NULL, 0) ? 1 : 2;
+	if (!s->hit[f]) {
+		fr = frametab__get(u->feed->frames, f);
+		s->hit[f] = regexec(&s->re, fr && fr->name ? fr->name : "?", 0, NULL, 0) ? 1 : 2;
+	}
 	return s->hit[f] == 2;
 }
 

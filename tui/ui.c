@@ -112,10 +112,10 @@ void ui__amount(const struct ui *u, char *out, size_t outsz, double v)
 ** hidden idle stacks. */
 double ui__weight(const struct ui *u, uint32_t node)
 {
-	double w = calltree__weight(u->tree, node, u->window, u->fb_only);
+	double w = calltree__weight(u->tree, node, u->win, u->fb);
 
 	if (node == CT_ROOT && u->hidden != CT_NONE)
-		w -= calltree__weight(u->tree, u->hidden, u->window, u->fb_only);
+		w -= calltree__weight(u->tree, u->hidden, u->win, u->fb);
 	return w > 0 ? w : 0;
 }
 
@@ -124,17 +124,18 @@ const char *ui__name(const struct ui *u, uint32_t node)
 {
 	const struct frame *f;
 
-	if (node == CT_ROOT)
+	if (node == CT_ROOT && u->mode != UI_FOCUS)
 		return "all";
-	f = frametab__get(u->feed->frames, calltree__frame(u->tree, node));
+	f = frametab__get(u->feed->frames, node == CT_ROOT ? u->focus :	/* the function */
+			  calltree__frame(u->tree, node));
 	return f ? f->name : "?";
 }
 
 /* Whether most samples of node are fallback ones. */
 int ui__is_fallback(const struct ui *u, uint32_t node)
 {
-	double all = calltree__weight(u->tree, node, u->window, 0);
-	double fb = calltree__weight(u->tree, node, u->window, 1);
+	double all = calltree__weight(u->tree, node, u->win, 0);
+	double fb = calltree__weight(u->tree, node, u->win, 1);
 
 	return fb > 0 && fb * 2 >= all;
 }
@@ -197,16 +198,57 @@ static int under(const struct calltree *t, uint32_t x, uint32_t top)
 	return x == top;
 }
 
-/* Find zoom root and selection in the shown tree again and lay out the icicle. */
+/* UI_TOP: the table of the shown tree, the selected row kept on screen. */
+static void relayout_top(struct ui *u, const struct calltree *t)
+{
+	uint32_t rows = u->body_h > 1 ? (uint32_t)u->body_h - 1 : 1;	/* one for the titles */
+
+	if (flat__build(&u->flat, t, u->window, u->fb_only, u->sort))
+		ui__status(u, 1, "out of memory");
+	if (u->row >= u->flat.n)
+		u->row = u->flat.n ? u->flat.n - 1 : 0;
+	if (u->row < u->row_first)
+		u->row_first = u->row;
+	if (u->row >= u->row_first + rows)
+		u->row_first = u->row - rows + 1;
+}
+
+/* UI_FOCUS: the callers and callees of u->focus in the shown tree; the callees
+** are the tree the icicle's keys move in, the callers drawn above it. */
+static const struct calltree *relayout_focus(struct ui *u, const struct calltree *t)
+{
+	struct layout_req r;
+
+	if (!u->callers)
+		u->callers = calltree__new(CT_SPAN_DEFAULT, CT_HALF_DEFAULT);
+	if (!u->callees)
+		u->callees = calltree__new(CT_SPAN_DEFAULT, CT_HALF_DEFAULT);
+	if (!u->callers || !u->callees ||
+	    flat__focus(t, u->focus, u->window, u->fb_only, u->callers, u->callees)) {
+		ui__status(u, 1, "out of memory");
+		return t;
+	}
+	u->up_h = u->body_h / 2;
+	/* The callers' root is the function itself, which the callees' root shows. */
+	r = (struct layout_req){ .tree = u->callers, .top = CT_ROOT, .window = CT_CUMULATIVE,
+				 .cols = u->cols, .rows = u->up_h, .scroll = 1 };
+	if (layout__build(&u->lay_up, &r))
+		ui__status(u, 1, "out of memory");
+	u->win = CT_CUMULATIVE;
+	u->fb = 0;
+	return u->callees;
+}
+
+/* Find zoom root and selection in the shown tree again and lay out the body. */
 void ui__relayout(struct ui *u)
 {
 	struct layout_req r;
-	int rel;
+	int rel, rows;
 
 	u->tree = ui__tree(u, u->raw);
-	u->hidden = u->hide_idle ? calltree__child(u->tree, CT_ROOT,
-						  frametab__special(u->feed->frames, SPECIAL_IDLE)) :
-		    CT_NONE;
+	u->win = u->window;
+	u->fb = u->fb_only;
+	u->up_h = 0;
 	u->lines = LINES;
 	u->cols = COLS;
 	u->crumb = u->lines >= 14;
@@ -214,6 +256,21 @@ void ui__relayout(struct ui *u)
 	u->body_h = u->lines - UI_HEADER_ROWS - 3 - u->crumb;
 	if (u->body_h < 1)
 		u->body_h = 1;
+	if (u->mode == UI_TOP) {
+		relayout_top(u, u->tree);
+		/* The share of samples whose leaf matches. */
+		u->search.weight = 0;
+		for (uint32_t i = 0; u->search.on && i < u->flat.n; i++)
+			if (search__frame(u, u->flat.rows[i].frame))
+				u->search.weight += u->flat.rows[i].self;
+		return;
+	}
+	if (u->mode == UI_FOCUS)
+		u->tree = relayout_focus(u, u->tree);
+	u->hidden = u->hide_idle && u->mode == UI_ICICLE ?
+		    calltree__child(u->tree, CT_ROOT, frametab__special(u->feed->frames,
+									 SPECIAL_IDLE)) : CT_NONE;
+	rows = u->body_h - u->up_h;
 	u->top = resolve(u, &u->zoom);
 	u->sel = resolve(u, &u->sel_path);
 	if (!under(u->tree, u->sel, u->top))
@@ -222,13 +279,13 @@ void ui__relayout(struct ui *u)
 	rel = (int)(calltree__depth(u->tree, u->sel) - calltree__depth(u->tree, u->top));
 	if (rel < u->scroll)
 		u->scroll = rel;
-	if (rel >= u->scroll + u->body_h)
-		u->scroll = rel - u->body_h + 1;
+	if (rel >= u->scroll + rows)
+		u->scroll = rel - rows + 1;
 	if (u->scroll < 0)
 		u->scroll = 0;
 	r = (struct layout_req){
-		.tree = u->tree, .top = u->top, .window = u->window,
-		.fallback_only = u->fb_only, .cols = u->cols, .rows = u->body_h,
+		.tree = u->tree, .top = u->top, .window = u->win,
+		.fallback_only = u->fb, .cols = u->cols, .rows = rows,
 		.scroll = u->scroll, .hide = u->hidden,
 	};
 	if (layout__build(&u->lay, &r))

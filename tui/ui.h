@@ -11,6 +11,7 @@
 #include "tui/keys.h"
 #include "tui/layout.h"
 #include "tui/tui.h"
+#include "profile/flat.h"
 
 #define UI_MIN_COLS	40	/* below this size: the "too small" screen */
 #define UI_MIN_ROWS	10
@@ -32,6 +33,13 @@ struct path {
 };
 
 enum prompt_kind { PROMPT_NONE, PROMPT_SEARCH, PROMPT_DELAY };
+
+/* What the body shows. */
+enum ui_mode {
+	UI_ICICLE,		/* the call tree */
+	UI_TOP,			/* the Top table: one row per function */
+	UI_FOCUS,		/* one function's callers (above) and callees (below) */
+};
 
 struct search {
 	int on;			/* a pattern is set */
@@ -59,8 +67,24 @@ struct ui {
 	int help;			/* the help screen is up */
 	int utf8;			/* the terminal takes UTF-8: glyphs, else ASCII */
 
+	enum ui_mode mode;
+	enum ui_mode back;		/* the mode Esc leaves the focus view for */
+	struct flat flat;		/* UI_TOP: the table, built at each refresh */
+	enum flat_sort sort;		/* ... its order */
+	uint32_t row, row_first;	/* ... the selected row, the first one shown */
+	uint32_t focus;			/* UI_FOCUS: the function's frame */
+	struct calltree *callers, *callees;	/* ... its trees, built at each refresh */
+	struct layout lay_up;		/* ... the callers' icicle, drawn upwards */
+	int up_h;			/* ... rows of it */
+	struct path saved_zoom, saved_sel;	/* the icicle's, while focused */
+	uint32_t focus_zdepth;		/* ... and its zoom stack's depth */
+
 	/* What is on screen, worked out again at every refresh (ui__relayout). */
-	const struct calltree *tree;	/* shown: live or frozen, merged or raw */
+	const struct calltree *tree;	/* shown: live or frozen, merged or raw; the
+					   focus view's callees */
+	enum ct_window win;		/* the window of tree's counts (the focus
+					   view's trees hold the window's counts) */
+	int fb;				/* ... and the fallback filter */
 	uint32_t top;			/* zoom root node */
 	uint32_t sel;			/* selected node (the path's deepest visible) */
 	int lines, cols;		/* terminal size */
@@ -129,6 +153,10 @@ void ui__fill(int y, int x, int w, int role);
 int actions__do(struct ui *u, enum action a);		/* reactions */
 void header__draw(struct ui *u);
 void icicle__draw(struct ui *u);
+void top__draw(struct ui *u);			/* UI_TOP's body */
+void top__footer(struct ui *u, int y);		/* ... its selected row */
+/* Open the focus view on frame (from the icicle or the Top table). */
+int actions__focus(struct ui *u, uint32_t frame);
 void footer__draw(struct ui *u);
 void help__draw(struct ui *u);
 void prompt__open(struct ui *u, enum prompt_kind kind, const char *text);
@@ -137,6 +165,7 @@ int prompt__key(struct ui *u, int ch);			/* reactions */
 int search__set(struct ui *u, const char *text);
 void search__clear(struct ui *u);
 int search__hit(struct ui *u, uint32_t node);		/* node's frame matches */
+int search__frame(struct ui *u, uint32_t frame);	/* ... frame matches */
 void search__update(struct ui *u);			/* the matched share, after a relayout */
 /* Select the next (dir > 0) or previous match on screen after the selection; 0 or -ENOENT. */
 int search__step(struct ui *u, int dir);
