@@ -216,6 +216,17 @@ int main(int argc, char **argv)
 	u.help = 1;
 	run("help screen", &u, t, frames, 0, 0);
 	u.help = 0;
+	u.mode = UI_TOP;
+	run("Top table", &u, t, frames, 0, 0);
+	run("Top table, 300 new samples per frame", &u, t, frames, 0, 300);
+	/* The callers and callees of the frame with the most self time. */
+	actions__focus(&u, u.flat.n ? u.flat.rows[0].frame : 1);
+	run("callers/callees of the top function", &u, t, frames, 0, 0);
+	run("callers/callees, 300 new samples per frame", &u, t, frames, 0, 300);
+	actions__focus(&u, 1);	/* a frame on many paths */
+	run("callers/callees of frame 1", &u, t, frames, 0, 0);
+	run("callers/callees of frame 1, 300 new samples", &u, t, frames, 0, 300);
+	u.mode = UI_ICICLE;
 	/* Worst case for the layout: one frame with 100k callees, all scanned each frame. */
 	{
 		struct calltree *w = calltree__new(10, 10);

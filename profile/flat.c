@@ -174,6 +174,7 @@ struct focus {
 	uint32_t base;		/* depth of the outermost one */
 	uint32_t *path;		/* scratch: calltree__path */
 	uint32_t max;
+	uint32_t depth;		/* of the callers tree */
 	struct calltree *callers, *callees;
 };
 
@@ -186,10 +187,17 @@ static int focus_enter(struct visit *v, uint32_t node, double weight)
 {
 	struct focus *fo = v->ctx;
 	int here = calltree__frame(v->t, node) == fo->frame;
+	uint64_t self;
 	uint32_t d;
 
 	if (!here && !fo->inside)
 		return 1;	/* above the frame: go on looking */
+	/* Inside: only self weight is added (a path adds to every node on it). */
+	self = count_of(calltree__self(v->t, node, v->w, v->fb));
+	if (!self && (!here || fo->inside)) {
+		fo->inside += here;
+		return 1;
+	}
 	d = calltree__path(v->t, node, fo->path, fo->max);
 	if (d > fo->max) {
 		v->err = -ENOMEM;
@@ -203,13 +211,13 @@ static int focus_enter(struct visit *v, uint32_t node, double weight)
 			fo->path[i] = fo->path[d - 2 - i];
 			fo->path[d - 2 - i] = x;
 		}
-		v->err = calltree__add(fo->callers, fo->path, d - 1, count_of(weight), 0, 0);
+		v->err = calltree__add(fo->callers, fo->path, d - 1 < fo->depth ? d - 1 : fo->depth,
+				       count_of(weight), 0, 0);
 		calltree__path(v->t, node, fo->path, fo->max);
 	}
 	/* Callees: each node's self under the outermost place, by its path from there. */
-	if (!v->err)
-		v->err = calltree__add(fo->callees, fo->path + fo->base, d - fo->base,
-				       count_of(calltree__self(v->t, node, v->w, v->fb)), 0, 0);
+	if (!v->err && self)
+		v->err = calltree__add(fo->callees, fo->path + fo->base, d - fo->base, self, 0, 0);
 	return !v->err;
 }
 
@@ -222,9 +230,9 @@ static void focus_leave(struct visit *v, uint32_t node)
 }
 
 int flat__focus(const struct calltree *t, uint32_t frame, enum ct_window w, int fallback_only,
-		struct calltree *callers, struct calltree *callees)
+		uint32_t depth, struct calltree *callers, struct calltree *callees)
 {
-	struct focus fo = { .frame = frame, .max = calltree__max_depth(t) + 1,
+	struct focus fo = { .frame = frame, .max = calltree__max_depth(t) + 1, .depth = depth,
 			    .callers = callers, .callees = callees };
 	struct visit v = { .t = t, .w = w, .fb = fallback_only, .enter = focus_enter,
 			   .leave = focus_leave, .ctx = &fo };

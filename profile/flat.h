@@ -44,10 +44,11 @@ void flat__free(struct flat *f);
 ** outermost place on each: a recursion's inner calls are callees), with the
 ** weights of t in window w: callees is rooted at frame's callees (its root
 ** weighs frame's total), callers at its immediate callers, each followed by
-** their callers. Both are reset first; their counts are t's weights rounded.
-** 0 or -ENOMEM.
+** their callers, up to depth callers (what a view can show: it bounds the
+** work for a frame on very many paths). Both are reset first; their counts are
+** t's weights rounded. 0 or -ENOMEM.
 */
 int flat__focus(const struct calltree *t, uint32_t frame, enum ct_window w, int fallback_only,
-		struct calltree *callers, struct calltree *callees);
+		uint32_t depth, struct calltree *callers, struct calltree *callees);
 
 #endif

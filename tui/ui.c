@@ -198,13 +198,31 @@ static int under(const struct calltree *t, uint32_t x, uint32_t top)
 	return x == top;
 }
 
-/* UI_TOP: the table of the shown tree, the selected row kept on screen. */
+/* Is what *b was built of still what is shown? If not, note what now is. */
+static int still(struct built *b, const struct ui *u, const struct calltree *t, uint32_t frame)
+{
+	struct built now = { .t = t, .nodes = calltree__nodes(t), .frame = frame,
+			     .weight = calltree__weight(t, CT_ROOT, u->window, u->fb_only),
+			     .w = u->window, .fb = u->fb_only, .sort = (int)u->sort };
+
+	if (b->t == now.t && b->nodes == now.nodes && b->frame == now.frame &&
+	    b->weight == now.weight && b->w == now.w && b->fb == now.fb && b->sort == now.sort)
+		return 1;
+	*b = now;
+	return 0;
+}
+
+/* UI_TOP: the table of the shown tree, the selected row kept on screen. The
+** table is built again only when the tree has changed (not at every key). */
 static void relayout_top(struct ui *u, const struct calltree *t)
 {
 	uint32_t rows = u->body_h > 1 ? (uint32_t)u->body_h - 1 : 1;	/* one for the titles */
 
-	if (flat__build(&u->flat, t, u->window, u->fb_only, u->sort))
+	if (!still(&u->built_top, u, t, 0) &&
+	    flat__build(&u->flat, t, u->window, u->fb_only, u->sort)) {
+		u->built_top.t = NULL;
 		ui__status(u, 1, "out of memory");
+	}
 	if (u->row >= u->flat.n)
 		u->row = u->flat.n ? u->flat.n - 1 : 0;
 	if (u->row < u->row_first)
@@ -223,8 +241,14 @@ static const struct calltree *relayout_focus(struct ui *u, const struct calltree
 		u->callers = calltree__new(CT_SPAN_DEFAULT, CT_HALF_DEFAULT);
 	if (!u->callees)
 		u->callees = calltree__new(CT_SPAN_DEFAULT, CT_HALF_DEFAULT);
-	if (!u->callers || !u->callees ||
-	    flat__focus(t, u->focus, u->window, u->fb_only, u->callers, u->callees)) {
+	if (!u->callers || !u->callees) {
+		ui__status(u, 1, "out of memory");
+		return t;
+	}
+	if (!still(&u->built_focus, u, t, u->focus) &&
+	    flat__focus(t, u->focus, u->window, u->fb_only, (uint32_t)u->body_h, u->callers,
+			u->callees)) {
+		u->built_focus.t = NULL;
 		ui__status(u, 1, "out of memory");
 		return t;
 	}

@@ -77,6 +77,10 @@ struct ui {
 	struct layout lay_up;		/* ... the callers' icicle, drawn upwards */
 	int up_h;			/* ... rows of it */
 	struct path saved_zoom, saved_sel;	/* the icicle's, while focused */
+	struct built { const struct calltree *t; uint32_t nodes, frame; double weight;
+		       enum ct_window w; int fb, sort; } built_top, built_focus;
+					/* what the table and the focus trees were
+					   built of: rebuilt only when it changed */
 	uint32_t focus_zdepth;		/* ... and its zoom stack's depth */
 
 	/* What is on screen, worked out again at every refresh (ui__relayout). */
