@@ -156,6 +156,8 @@ static int setup_targets(struct session *s, char *err, size_t errlen)
 		s->scan = calloc(1, sizeof(*s->scan));
 		return s->scan ? 0 : -(errno = ENOMEM);
 	}
+	if (o->children && !(s->scan = calloc(1, sizeof(*s->scan))))
+		return -(errno = ENOMEM);	/* children join as they are found */
 	for (unsigned i = 0; i < o->npids; i++) {
 		struct target *t = &s->targets[s->ntargets];
 		int rc = target__check(o->pids[i], t, err, errlen);
@@ -167,6 +169,8 @@ static int setup_targets(struct session *s, char *err, size_t errlen)
 			       (int)t->tid, (int)t->pid, t->comm);
 		if (has_target(s, t->pid))
 			target__close(t);	/* -p 7,7 or a process and its thread */
+		else if (o->children && collector__set_process_name(s->collector, t->pid, t->comm))
+			return -(errno = ENOMEM);
 		else
 			s->ntargets++;
 	}
@@ -423,7 +427,7 @@ static int run(struct session *s)
 	collector__set_lines(s->collector, o->lines);
 	collector__set_mark_fallback(s->collector, o->mark_fallback);
 	collector__set_exact_addresses(s->collector, o->raw);
-	collector__set_process_roots(s->collector, o->all);
+	collector__set_process_roots(s->collector, o->all || o->children);
 	/* Build what this run reads: an export one view's stacks, the live view
 	** both views' call trees. */
 	if (o->output)

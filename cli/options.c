@@ -14,7 +14,7 @@
 #include "cli/options.h"
 
 enum { OPT_DURATION = 256, OPT_RAW, OPT_CAPTURE, OPT_RECORD, OPT_LINES, OPT_MARK_FALLBACK,
-       OPT_FORMAT, OPT_EVERY, OPT_ALL, OPT_MIN_BLOCK };
+       OPT_FORMAT, OPT_EVERY, OPT_ALL, OPT_MIN_BLOCK, OPT_CHILDREN };
 
 static const struct option long_opts[] = {
 	{ "pid",	required_argument, NULL, 'p' },
@@ -25,6 +25,7 @@ static const struct option long_opts[] = {
 	{ "format",	required_argument, NULL, OPT_FORMAT },
 	{ "every",	required_argument, NULL, OPT_EVERY },
 	{ "all",	no_argument,	   NULL, OPT_ALL },
+	{ "children",	no_argument,	   NULL, OPT_CHILDREN },
 	{ "duration",	required_argument, NULL, OPT_DURATION },
 	{ "delay",	required_argument, NULL, 'd' },
 	{ "raw",	no_argument,	   NULL, OPT_RAW },
@@ -52,6 +53,9 @@ static const char usage[] =
 "  -p, --pid PID[,PID...]   profile running processes (all their threads)\n"
 "      --all                every process of this host that runs LuaJIT, also those\n"
 "                           that start later; each stack rooted at [PID comm]\n"
+"      --children           with -p: the processes' children too, and theirs, also\n"
+"                           those forked later (an nginx master: its workers); each\n"
+"                           stack rooted at [PID comm]\n"
 "  -- COMMAND [ARGS...]     start COMMAND and profile it from its first instruction;\n"
 "                           luatop exits with its status (128+N: killed by signal N)\n"
 "\n"
@@ -265,6 +269,9 @@ static int parse_one(struct options *o, int c, const char *arg, char *err, size_
 	case OPT_ALL:
 		o->all = 1;
 		return 0;
+	case OPT_CHILDREN:
+		o->children = 1;
+		return 0;
 	case OPT_EVERY:
 		if (parse_seconds(arg, &o->every) || o->every < 1)
 			return fail(err, errlen, "invalid interval '%s' (seconds >= 1)", arg);
@@ -317,7 +324,8 @@ static int check(const struct options *o, char *err, size_t errlen)
 {
 	if (o->help || o->version)
 		return 0;
-	if (o->input && (o->npids || o->cmd || o->all || o->duration || o->capture || o->record ||
+	if (o->input && (o->npids || o->cmd || o->all || o->children || o->duration || o->capture ||
+			 o->record ||
 			 o->raw || o->lines || o->mark_fallback || o->event || o->min_block_set))
 		return fail(err, errlen, "-i FILE shows (or with -o converts) a file: it takes "
 			    "no -p, -- COMMAND, --all, --duration, --capture, --record, --raw, --lines, "
@@ -328,6 +336,8 @@ static int check(const struct options *o, char *err, size_t errlen)
 		return fail(err, errlen, "no target: give -p PID, -- COMMAND or --all (try --help)");
 	if (!!o->npids + !!o->cmd + !!o->all > 1)
 		return fail(err, errlen, "give one of -p PID, -- COMMAND and --all");
+	if (o->children && !o->npids)
+		return fail(err, errlen, "--children needs -p PID");
 	if (o->min_block_set && !prof_event__timed(o->event))
 		return fail(err, errlen, "--min-block needs -e offcpu or -e wall");
 	if (o->duration && !o->output)

@@ -15,12 +15,14 @@
 #include "proc/procmaps.h"
 
 /* The start time of pid (clock ticks since boot, /proc/PID/stat field 22),
-** 0 if unknown; and whether it is a kernel thread (flags field 9). */
-static uint64_t start_of(pid_t pid, int *kthread)
+** 0 if unknown; whether it is a kernel thread (flags field 9), and its parent
+** (field 4; ppid may be NULL). */
+static uint64_t stat_of(pid_t pid, int *kthread, pid_t *ppid)
 {
 	char path[64], buf[1024], *p;
 	unsigned long long start = 0;
 	unsigned long flags = 0;
+	int parent = 0;
 	ssize_t n;
 	int fd;
 
@@ -35,11 +37,24 @@ static uint64_t start_of(pid_t pid, int *kthread)
 		return 0;
 	buf[n] = '\0';
 	p = strrchr(buf, ')');	/* the comm may hold anything */
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %lu %*u %*u %*u %*u %*u %*u %*d %*d"
-			 " %*d %*d %*d %*d %llu", &flags, &start) != 2)
+	if (!p || sscanf(p + 1, " %*c %d %*d %*d %*d %*d %lu %*u %*u %*u %*u %*u %*u %*d %*d"
+			 " %*d %*d %*d %*d %llu", &parent, &flags, &start) != 3)
 		return 0;
 	*kthread = !!(flags & 0x00200000);	/* PF_KTHREAD */
+	if (ppid)
+		*ppid = (pid_t)parent;
 	return start;
+}
+
+/* Remember pid (started at start) as looked at; the oldest half goes when full. */
+static void remember(struct scan *sc, pid_t pid, uint64_t start)
+{
+	if (sc->nseen == SCAN_MAX) {
+		memmove(sc->seen, sc->seen + SCAN_MAX / 2, (SCAN_MAX / 2) * sizeof(sc->seen[0]));
+		sc->nseen = SCAN_MAX / 2;
+	}
+	sc->seen[sc->nseen].pid = pid;
+	sc->seen[sc->nseen++].start = start;
 }
 
 static int seen(const struct scan *sc, pid_t pid, uint64_t start)
@@ -88,7 +103,7 @@ void scan__luajit(struct scan *sc, struct tmodel *model, const pid_t *skip, unsi
 			continue;
 		for (unsigned i = 0; i < nskip && !skipped; i++)
 			skipped = skip[i] == pid;
-		start = start_of(pid, &kthread);
+		start = stat_of(pid, &kthread, NULL);
 		if (skipped || !start || seen(sc, pid, start))
 			continue;
 		if (!kthread && runs_luajit(model, pid)) {
@@ -96,12 +111,54 @@ void scan__luajit(struct scan *sc, struct tmodel *model, const pid_t *skip, unsi
 			continue;
 		}
 		tmodel__forget(model, pid);
-		if (sc->nseen == SCAN_MAX) {	/* forget the oldest half */
-			memmove(sc->seen, sc->seen + SCAN_MAX / 2, (SCAN_MAX / 2) * sizeof(sc->seen[0]));
-			sc->nseen = SCAN_MAX / 2;
-		}
-		sc->seen[sc->nseen].pid = pid;
-		sc->seen[sc->nseen++].start = start;
+		remember(sc, pid, start);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* Is pid a descendant of one of roots[0..n)? (Its parents, at most 64 up.) */
+static int descends(pid_t pid, const int *roots, unsigned n)
+{
+	int kthread;
+
+	for (int up = 0; up < 64 && pid > 1; up++) {
+		pid_t parent = 0;
+
+		if (!stat_of(pid, &kthread, &parent) || kthread)
+			return 0;
+		for (unsigned i = 0; i < n; i++)
+			if (parent == roots[i])
+				return 1;
+		pid = parent;
+	}
+	return 0;
+}
+
+void scan__children(struct scan *sc, const int *roots, unsigned nroots, const pid_t *skip,
+		    unsigned nskip, void (*found)(pid_t pid, void *ctx), void *ctx)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char *end;
+		long v = strtol(e->d_name, &end, 10);
+		pid_t pid = (pid_t)v;
+		uint64_t start;
+		int kthread, skipped = 0;
+
+		if (*end || v <= 1 || v > INT32_MAX || !isdigit((unsigned char)e->d_name[0]))
+			continue;
+		for (unsigned i = 0; i < nskip && !skipped; i++)
+			skipped = skip[i] == pid;
+		start = stat_of(pid, &kthread, NULL);
+		if (skipped || !start || kthread || seen(sc, pid, start))
+			continue;
+		if (descends(pid, roots, nroots))
+			found(pid, ctx);
+		else	/* not one now: a process only leaves a family (reparented) */
+			remember(sc, pid, start);
 	}
 	if (d)
 		closedir(d);

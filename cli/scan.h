@@ -1,6 +1,7 @@
 /*
 ** --all: the processes of this host that run LuaJIT, found by the VM in one of
-** their executable mappings (lua/detect.c, once per file identity).
+** their executable mappings (lua/detect.c, once per file identity); --children:
+** the descendants of the targets.
 */
 #ifndef LUATOP_CLI_SCAN_H
 #define LUATOP_CLI_SCAN_H
@@ -27,5 +28,12 @@ struct scan {
 */
 void scan__luajit(struct scan *sc, struct tmodel *model, const pid_t *skip, unsigned nskip,
 		  void (*found)(pid_t pid, void *ctx), void *ctx);
+/*
+** --children: call found(pid, ctx) for each process not looked at before (nor
+** in skip[]) that descends from one of roots[0..nroots): children, and their
+** children, forked before or since.
+*/
+void scan__children(struct scan *sc, const int *roots, unsigned nroots, const pid_t *skip,
+		    unsigned nskip, void (*found)(pid_t pid, void *ctx), void *ctx);
 
 #endif

@@ -85,7 +85,7 @@ unsigned session__alive(struct session *s)
 	return s->opt->all ? 1 : alive;	/* --all waits for processes to come */
 }
 
-/* --all: start profiling pid (found running LuaJIT). */
+/* --all, --children: start profiling pid (found running LuaJIT, or a child). */
 static void join(pid_t pid, void *ctx)
 {
 	struct session *s = ctx;
@@ -94,8 +94,9 @@ static void join(pid_t pid, void *ctx)
 
 	if (s->ntargets == OPT_MAX_PIDS) {
 		if (!s->full_warned++)
-			lt_log(LT_LOG_WARN, "--all: %d LuaJIT processes already: PID %d and "
-			       "later ones are not profiled", OPT_MAX_PIDS, (int)pid);
+			lt_log(LT_LOG_WARN, "%s: %d processes already: PID %d and later ones are "
+			       "not profiled", s->opt->all ? "--all" : "--children", OPT_MAX_PIDS,
+			       (int)pid);
 		return;
 	}
 	if (target__check(pid, t, err, sizeof(err)))
@@ -108,7 +109,8 @@ static void join(pid_t pid, void *ctx)
 	s->vm_known[s->ntargets] = s->vm_noticed[s->ntargets] = 0;
 	s->gone[s->ntargets] = 0;
 	s->ntargets++;
-	lt_log(LT_LOG_DEBUG, "--all: profiling PID %d (%s)", (int)t->pid, t->comm);
+	lt_log(LT_LOG_DEBUG, "%s: profiling PID %d (%s)", s->opt->all ? "--all" : "--children",
+	       (int)t->pid, t->comm);
 }
 
 /* --all: forget target i, which exited a look ago (its last samples are in). */
@@ -133,7 +135,8 @@ void session__follow(struct session *s)
 	pid_t skip[OPT_MAX_PIDS];
 	uint64_t now = session__now();
 
-	if (!s->opt->all || !s->sampler || !s->scan || now < s->scan->next_ns)
+	if (!(s->opt->all || s->opt->children) || !s->sampler || !s->scan ||
+	    now < s->scan->next_ns)
 		return;
 	s->scan->next_ns = now + SESSION_SCAN_NS;
 	if (now >= s->scan->forget_ns) {	/* a process may load LuaJIT later */
@@ -148,7 +151,11 @@ void session__follow(struct session *s)
 	}
 	for (unsigned i = 0; i < s->ntargets; i++)
 		skip[i] = s->targets[i].pid;
-	scan__luajit(s->scan, s->model, skip, s->ntargets, join, s);
+	if (s->opt->children)
+		scan__children(s->scan, s->opt->pids, s->opt->npids, skip,
+			       s->ntargets, join, s);
+	else
+		scan__luajit(s->scan, s->model, skip, s->ntargets, join, s);
 }
 
 uint64_t session__lost(const struct session *s)

@@ -35,6 +35,10 @@ ngl_conf() {
 	# The lua module needs the NDK's symbols: load ndk_http_module first when present.
 	_ndk=
 	[ -r "$NGL_MODS/ndk_http_module.so" ] && _ndk="load_module $NGL_MODS/ndk_http_module.so;"
+	# Several workers: each its own listening socket, so that the kernel spreads
+	# the connections over them (one shared socket lets one worker take them all).
+	_rp=
+	[ "$_n" -gt 1 ] && _rp=" reuseport"
 	cat >"$_d/nginx.conf" <<CONF
 daemon off;
 master_process on;
@@ -53,7 +57,7 @@ http {
 	scgi_temp_path $_d/scgi;
 	lua_package_path "$_d/lua/?.lua;;";
 	server {
-		listen 127.0.0.1:$_port;
+		listen 127.0.0.1:$_port$_rp;
 		location = /status { stub_status; }
 		location / { content_by_lua_block { require("$(basename "$_app" .lua)").handler() } }
 	}
