@@ -144,6 +144,49 @@ static int has_target(const struct session *s, pid_t pid)
 	return 0;
 }
 
+/* Is tid a thread of one of the targets? */
+static int thread_of_targets(const struct session *s, int tid)
+{
+	char path[64];
+
+	for (unsigned i = 0; i < s->ntargets; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)s->targets[i].pid, tid);
+		if (!access(path, F_OK))
+			return 1;
+	}
+	return 0;
+}
+
+/* --tid: each thread is one of the -p processes', or its process becomes a
+** target; only their samples are profiled. */
+static int setup_threads(struct session *s, char *err, size_t errlen)
+{
+	const struct options *o = s->opt;
+	uint32_t tids[OPT_MAX_PIDS];
+
+	for (unsigned i = 0; i < o->ntids; i++) {
+		struct target *t = &s->targets[s->ntargets];
+		int rc;
+
+		tids[i] = (uint32_t)o->tids[i];
+		if (o->npids) {
+			if (thread_of_targets(s, o->tids[i]))
+				continue;
+			snprintf(err, errlen, "TID %d is not a thread of %s", o->tids[i],
+				 o->npids == 1 ? "that process" : "those processes");
+			return -ESRCH;
+		}
+		if ((rc = target__check(o->tids[i], t, err, errlen)))
+			return rc;
+		if (has_target(s, t->pid))
+			target__close(t);
+		else
+			s->ntargets++;
+	}
+	return o->ntids && collector__keep_threads(s->collector, tids, o->ntids) ?
+	       -(errno = ENOMEM) : 0;
+}
+
 static int setup_targets(struct session *s, char *err, size_t errlen)
 {
 	const struct options *o = s->opt;
@@ -174,7 +217,7 @@ static int setup_targets(struct session *s, char *err, size_t errlen)
 		else
 			s->ntargets++;
 	}
-	return 0;
+	return setup_threads(s, err, errlen);
 }
 
 static int start_sampler(struct session *s, char *err, size_t errlen)

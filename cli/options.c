@@ -14,7 +14,7 @@
 #include "cli/options.h"
 
 enum { OPT_DURATION = 256, OPT_RAW, OPT_CAPTURE, OPT_RECORD, OPT_LINES, OPT_MARK_FALLBACK,
-       OPT_FORMAT, OPT_EVERY, OPT_ALL, OPT_MIN_BLOCK, OPT_CHILDREN };
+       OPT_FORMAT, OPT_EVERY, OPT_ALL, OPT_MIN_BLOCK, OPT_CHILDREN, OPT_TID };
 
 static const struct option long_opts[] = {
 	{ "pid",	required_argument, NULL, 'p' },
@@ -26,6 +26,7 @@ static const struct option long_opts[] = {
 	{ "every",	required_argument, NULL, OPT_EVERY },
 	{ "all",	no_argument,	   NULL, OPT_ALL },
 	{ "children",	no_argument,	   NULL, OPT_CHILDREN },
+	{ "tid",	required_argument, NULL, OPT_TID },
 	{ "duration",	required_argument, NULL, OPT_DURATION },
 	{ "delay",	required_argument, NULL, 'd' },
 	{ "raw",	no_argument,	   NULL, OPT_RAW },
@@ -53,6 +54,8 @@ static const char usage[] =
 "  -p, --pid PID[,PID...]   profile running processes (all their threads)\n"
 "      --all                every process of this host that runs LuaJIT, also those\n"
 "                           that start later; each stack rooted at [PID comm]\n"
+"      --tid TID[,TID...]   only these threads (with -p: of those processes; else\n"
+"                           their processes are the targets); T lists them live\n"
 "      --children           with -p: the processes' children too, and theirs, also\n"
 "                           those forked later (an nginx master: its workers); each\n"
 "                           stack rooted at [PID comm]\n"
@@ -173,24 +176,26 @@ static int parse_time_ns(const char *s, uint64_t *out)
 	return -EINVAL;
 }
 
-static int parse_pids(struct options *o, const char *arg, char *err, size_t errlen)
+/* A list "N[,N...]" of ids into ids[*n..OPT_MAX_PIDS): what names what they are. */
+static int parse_ids(int *ids, unsigned *n, const char *what, const char *arg, char *err,
+		     size_t errlen)
 {
 	char buf[1024], *save = NULL;
 
 	if (strlen(arg) >= sizeof(buf))
-		return fail(err, errlen, "PID list too long");
+		return fail(err, errlen, "%s list too long", what);
 	strcpy(buf, arg);
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		long pid;
+		long id;
 
-		if (parse_int(t, 1, INT_MAX, &pid))
-			return fail(err, errlen, "invalid PID '%s'", t);
-		if (o->npids == OPT_MAX_PIDS)
-			return fail(err, errlen, "at most %d PIDs", OPT_MAX_PIDS);
-		o->pids[o->npids++] = (int)pid;
+		if (parse_int(t, 1, INT_MAX, &id))
+			return fail(err, errlen, "invalid %s '%s'", what, t);
+		if (*n == OPT_MAX_PIDS)
+			return fail(err, errlen, "at most %d %ss", OPT_MAX_PIDS, what);
+		ids[(*n)++] = (int)id;
 	}
-	if (!o->npids)
-		return fail(err, errlen, "empty PID list");
+	if (!*n)
+		return fail(err, errlen, "empty %s list", what);
 	return 0;
 }
 
@@ -234,7 +239,9 @@ static int parse_one(struct options *o, int c, const char *arg, char *err, size_
 
 	switch (c) {
 	case 'p':
-		return parse_pids(o, arg, err, errlen);
+		return parse_ids(o->pids, &o->npids, "PID", arg, err, errlen);
+	case OPT_TID:
+		return parse_ids(o->tids, &o->ntids, "TID", arg, err, errlen);
 	case 'F':
 		if (parse_int(arg, 1, OPT_MAX_HZ, &v))
 			return fail(err, errlen, "invalid frequency '%s' (1..%d Hz)", arg,
@@ -324,7 +331,8 @@ static int check(const struct options *o, char *err, size_t errlen)
 {
 	if (o->help || o->version)
 		return 0;
-	if (o->input && (o->npids || o->cmd || o->all || o->children || o->duration || o->capture ||
+	if (o->input && (o->npids || o->ntids || o->cmd || o->all || o->children || o->duration ||
+			 o->capture ||
 			 o->record ||
 			 o->raw || o->lines || o->mark_fallback || o->event || o->min_block_set))
 		return fail(err, errlen, "-i FILE shows (or with -o converts) a file: it takes "
@@ -332,8 +340,11 @@ static int check(const struct options *o, char *err, size_t errlen)
 			    "--mark-fallback, -e or --min-block");
 	if (o->input)
 		return 0;
-	if (!o->npids && !o->cmd && !o->all)
+	if (!o->npids && !o->cmd && !o->all && !o->ntids)
 		return fail(err, errlen, "no target: give -p PID, -- COMMAND or --all (try --help)");
+	if (o->ntids && (o->cmd || o->all || o->children))
+		return fail(err, errlen, "--tid picks threads of -p PID's processes, or of its own: "
+			    "not with -- COMMAND, --all or --children");
 	if (!!o->npids + !!o->cmd + !!o->all > 1)
 		return fail(err, errlen, "give one of -p PID, -- COMMAND and --all");
 	if (o->children && !o->npids)

@@ -27,6 +27,8 @@ struct options {
 	char **cmd;		/* -- CMD ARGS..., NULL-terminated; NULL if none */
 	int all;		/* --all: every LuaJIT process of the host */
 	int children;		/* --children: -p's descendants too, also later ones */
+	int tids[OPT_MAX_PIDS];	/* --tid: only these threads */
+	unsigned ntids;
 	unsigned freq;		/* -F, samples per second */
 	enum prof_event event;	/* -e: what is profiled (shown first in the live view) */
 	uint64_t min_block_ns;	/* --min-block: shorter blocks are not walked */

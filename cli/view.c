@@ -6,6 +6,7 @@
 */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -102,6 +103,39 @@ static void live_stats(void *ctx, struct tui_stats *st)
 	st->failed = s->alloc_failed;
 }
 
+/* The threads seen, with their comm (read now; "?" when gone), for the list. */
+static size_t live_threads(void *ctx, struct tui_thread *out, size_t max)
+{
+	struct session *s = ctx;
+	struct thread_info *ti = max ? calloc(max, sizeof(*ti)) : NULL;
+	size_t n = collector__threads(s->collector, ti, ti ? max : 0);
+
+	for (size_t i = 0; ti && i < n && i < max; i++) {
+		char path[64];
+		FILE *f;
+
+		out[i] = (struct tui_thread){ .tid = ti[i].tid, .pid = ti[i].pid,
+					      .kept = ti[i].kept };
+		memcpy(out[i].weight, ti[i].weight, sizeof(out[i].weight));
+		snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", ti[i].pid, ti[i].tid);
+		strcpy(out[i].comm, "?");
+		if ((f = fopen(path, "re"))) {
+			if (fgets(out[i].comm, sizeof(out[i].comm), f))
+				out[i].comm[strcspn(out[i].comm, "\n")] = '\0';
+			fclose(f);
+		}
+	}
+	free(ti);
+	return n;
+}
+
+static int live_keep_threads(void *ctx, const uint32_t *tids, size_t n)
+{
+	struct session *s = ctx;
+
+	return collector__keep_threads(s->collector, tids, n);
+}
+
 /* The live view of a running session. */
 int view__live(struct session *s)
 {
@@ -110,8 +144,10 @@ int view__live(struct session *s)
 	struct tui_feed f = {
 		.who = who, .snapname = pid, .freq = o->freq, .live = 1,
 		.delay = o->delay, .window = o->window, .raw = o->raw, .event = o->event,
+		.some_threads = o->ntids > 0,
 		.frames = collector__frames(s->collector),
 		.fd = sampler__fd(s->sampler), .pump = live_pump, .stats = live_stats, .ctx = s,
+		.threads = live_threads, .keep_threads = live_keep_threads,
 		.stop = s->stop, .say = say, .save = save,
 	};
 

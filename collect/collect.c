@@ -21,6 +21,7 @@
 #include "base/grow.h"
 #include "collect/collect.h"
 #include "collect/labels.h"
+#include "collect/threads.h"
 #include "collect/framecache.h"
 #include "collect/sample.h"
 #include "lua/detect.h"
@@ -79,6 +80,7 @@ struct collector {
 	uint8_t *class;		/* frame id -> FC_* (frame_class), 0: not known yet */
 	size_t class_cap;
 	struct labelsets labels;	/* the sets of labelled */
+	struct threads threads;	/* the threads seen, and the ones profiled */
 	int proc_roots;		/* root every stack at its process's frame */
 	struct proc_root *roots;	/* pid -> "[PID comm]": open addressing, pid 0
 					   empty; kept after the process exits */
@@ -165,6 +167,7 @@ void collector__delete(struct collector *c)
 		}
 	free(c->class);
 	labelsets__free(&c->labels);
+	threads__free(&c->threads);
 	free(c->roots);
 	free(c->sites);
 	free(c);
@@ -731,6 +734,7 @@ static void count(struct collector *c, const struct lt_sample *s, const struct m
 
 int collector__add(struct collector *c, const struct lt_sample *s)
 {
+	struct thread_info *th;
 	struct mg_input in;
 	unsigned nref;
 	uint32_t n;
@@ -739,6 +743,13 @@ int collector__add(struct collector *c, const struct lt_sample *s)
 	weigh(c, s);
 	if (!c->weight[EV_CPU] && !c->weight[EV_OFFCPU] && !c->weight[EV_WALL])
 		return 0;	/* counts in no profile built */
+	th = threads__get(&c->threads, s->tid, s->tgid);
+	if (!th)
+		return -ENOMEM;
+	for (int e = 0; e < EV__COUNT; e++)
+		th->weight[e] += c->weight[e];
+	if (!th->kept)
+		return 0;	/* a thread not asked for (--tid, the thread list) */
 	if (s->time_ns > c->epoch_ns) {	/* taken after the last checks: check anew */
 		luanames__epoch(c->names);
 		c->epoch_ns = s->time_ns;	/* the checks come later than this */
@@ -800,6 +811,16 @@ struct calltree *collector__tree(const struct collector *c, enum prof_event e,
 				 enum collect_view v)
 {
 	return e < EV__COUNT && v < COLLECT_VIEW__COUNT ? c->tree[e][v] : NULL;
+}
+
+int collector__keep_threads(struct collector *c, const uint32_t *tids, size_t n)
+{
+	return threads__keep(&c->threads, tids, n);
+}
+
+size_t collector__threads(const struct collector *c, struct thread_info *out, size_t max)
+{
+	return threads__list(&c->threads, out, max);
 }
 
 void collector__epoch(struct collector *c, uint64_t now_ns)

@@ -8,8 +8,10 @@
 #ifndef LUATOP_COLLECT_COLLECT_H
 #define LUATOP_COLLECT_COLLECT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
+#include "collect/threads.h"
 #include "lua/trace.h"
 #include "merge/merge.h"
 #include "profile/event.h"
@@ -101,6 +103,14 @@ void collector__set_outputs(struct collector *c, unsigned views, int stacks, int
 */
 int collector__set_events(struct collector *c, unsigned events, unsigned freq);
 unsigned collector__events(const struct collector *c);
+/*
+** Profile only the samples of threads tids[0..n) (n = 0: every thread), from
+** now on (--tid, the live view's thread list); the others are still counted
+** per thread (collector__threads). 0 or -ENOMEM.
+*/
+int collector__keep_threads(struct collector *c, const uint32_t *tids, size_t n);
+/* The threads seen, in tid order, into out[0..max): how many there are. */
+size_t collector__threads(const struct collector *c, struct thread_info *out, size_t max);
 /* Root every stack at a frame "[PID comm]" of its process (--all). */
 void collector__set_process_roots(struct collector *c, int on);
 /* The comm of pid for its root frame; 0 or -ENOMEM. */

@@ -519,6 +519,7 @@ static const action_fn actions[ACT__COUNT] = {
 	[ACT_TABLE] = act_table,
 	[ACT_CALLERS] = act_callers,
 	[ACT_SORT] = act_sort,
+	[ACT_THREADS] = tlist__open,
 	[ACT_IDLE] = act_idle,
 	[ACT_RESET] = act_reset,
 	[ACT_VIEW_RESET] = act_view_reset,

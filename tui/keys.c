@@ -56,6 +56,8 @@ const struct keydef keys__table[] = {
 	  "Callers", "c" },
 	{ { 'o' }, "o", ACT_SORT,
 	  "Top table: sort by self, or by total", NULL, NULL },
+	{ { 'T' }, "T", ACT_THREADS,
+	  "the thread list: mark threads to show (Space, a), Enter shows them", "Threads", "T" },
 	{ { 'e' }, "e", ACT_EVENT,
 	  "cycle the event: cpu, offcpu (time blocked), wall (both); needs -e offcpu or wall",
 	  NULL, NULL },

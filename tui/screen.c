@@ -33,6 +33,7 @@ int screen__init(struct ui *u, struct tui_feed *f)
 	u->event = f->tree[f->event][0] ? f->event : EV_CPU;
 	u->raw = f->raw && !ui__one_kind(u);
 	u->hidden = CT_NONE;
+	u->tfiltered = f->some_threads;
 	u->window = f->window;
 	u->delay = f->delay > 0 ? f->delay : 1;
 	u->started = ui__now();
@@ -46,6 +47,8 @@ void screen__fini(struct ui *u)
 {
 	ui__thaw(u);
 	flat__free(&u->flat);
+	free(u->threads);
+	free(u->tmark);
 	calltree__delete(u->callers);
 	calltree__delete(u->callees);
 	layout__free(&u->lay_up);
@@ -93,6 +96,8 @@ void screen__draw(struct ui *u)
 		header__draw(u);
 		if (u->help)
 			help__draw(u);
+		else if (u->tlist)
+			tlist__draw(u);
 		else
 			u->mode == UI_TOP ? top__draw(u) : icicle__draw(u);
 		footer__draw(u);
@@ -164,6 +169,8 @@ static int on_key(struct ui *u, int ch)
 		u->help = 0;	/* any key closes it */
 		return RE_REDRAW;
 	}
+	if (u->tlist)
+		return tlist__key(u, ch);
 	return actions__do(u, a);
 }
 

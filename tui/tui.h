@@ -29,6 +29,14 @@ struct tui_stats {
 	int failed;			/* sampling stopped (out of memory) */
 };
 
+/* A thread samples came from, for the thread list. */
+struct tui_thread {
+	uint32_t tid, pid;
+	double weight[EV__COUNT];	/* its samples' counts in each event */
+	int kept;			/* its samples are profiled now */
+	char comm[32];			/* its name (comm), as the kernel has it */
+};
+
 struct tui_feed {
 	const char *who;		/* "PID 1234 (luajit)", or the file name */
 	const char *snapname;		/* snapshot names: luatop-<snapname>-<time>.folded */
@@ -37,6 +45,7 @@ struct tui_feed {
 	double delay;			/* seconds between refreshes */
 	enum ct_window window;		/* window shown first */
 	int raw;			/* start on raw stacks */
+	int some_threads;		/* only some threads are profiled (--tid) */
 	struct frametab *frames;
 	/* Per event: merged, raw; NULL: not profiled. A file gives its one tree
 	** twice, as EV_CPU. */
@@ -45,6 +54,11 @@ struct tui_feed {
 	int fd;				/* readable when samples wait; -1: none */
 	int (*pump)(void *ctx);		/* take waiting samples, never blocking; < 0: stopped */
 	void (*stats)(void *ctx, struct tui_stats *st);	/* NULL for a file */
+	/* The threads seen, in tid order, into out[0..max): how many there are
+	** (NULL for a file). */
+	size_t (*threads)(void *ctx, struct tui_thread *out, size_t max);
+	/* Profile only the threads tids[0..n) from now on (n = 0: all): 0 or -errno. */
+	int (*keep_threads)(void *ctx, const uint32_t *tids, size_t n);
 	void *ctx;
 	volatile sig_atomic_t *stop;	/* set by SIGINT/SIGTERM/SIGHUP */
 	void (*say)(int error, const char *msg);	/* a line for the user, once the

@@ -65,6 +65,12 @@ struct ui {
 	double exited_at;		/* when every target was seen gone; 0: running */
 	double delay;			/* refresh interval, seconds */
 	int help;			/* the help screen is up */
+	int tlist;			/* the thread list is up */
+	struct tui_thread *threads;	/* ... what it lists */
+	uint8_t *tmark;			/* ... which are marked to be shown */
+	size_t nthreads, capthreads;
+	uint32_t trow, tfirst;		/* ... the selected row, the first one shown */
+	int tfiltered;			/* some threads only are profiled */
 	int utf8;			/* the terminal takes UTF-8: glyphs, else ASCII */
 
 	enum ui_mode mode;
@@ -163,6 +169,10 @@ void top__footer(struct ui *u, int y);		/* ... its selected row */
 int actions__focus(struct ui *u, uint32_t frame);
 void footer__draw(struct ui *u);
 void help__draw(struct ui *u);
+/* The thread list: open it, draw it, take a key while it is up (reactions). */
+int tlist__open(struct ui *u);
+void tlist__draw(struct ui *u);
+int tlist__key(struct ui *u, int ch);
 void prompt__open(struct ui *u, enum prompt_kind kind, const char *text);
 int prompt__key(struct ui *u, int ch);			/* reactions */
 /* Set the search pattern ("" clears it); 0, or -EINVAL with the reason on the status line. */

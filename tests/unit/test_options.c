@@ -233,6 +233,8 @@ Test(options, event_errors)
 		{ "-e", "wall", "--min-block", "ms", "invalid --min-block 'ms'" },
 		{ "-p", "1", "--min-block", "2ms", "--min-block needs -e offcpu or -e wall" },
 		{ "-i", "f.folded", "-e", "wall", "-i FILE shows" },
+		{ "--tid", "x", "-F", "99", "invalid TID 'x'" },
+		{ "--all", "--children", "-F", "99", "give one of" },
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -245,4 +247,20 @@ Test(options, event_errors)
 			     bad[i].c, bad[i].d);
 		cr_assert(strstr(err, bad[i].want), "got '%s', want '%s'", err, bad[i].want);
 	}
+}
+
+Test(options, threads_and_children)
+{
+	struct options o;
+	char err[256] = "";
+
+	cr_assert_eq(PARSE(&o, err, "--tid", "12,13", "-o", "x"), 0, "%s", err);
+	cr_assert_eq(o.ntids, 2);
+	cr_assert_eq(o.tids[1], 13);
+	cr_assert_eq(PARSE(&o, err, "-p", "7", "--tid", "8", "--children", "-o", "x"), -EINVAL);
+	cr_assert(strstr(err, "--tid picks threads"), "%s", err);
+	cr_assert_eq(PARSE(&o, err, "-p", "7", "--children"), 0, "%s", err);
+	cr_assert(o.children);
+	cr_assert_eq(PARSE(&o, err, "--children", "-o", "x"), -EINVAL);
+	cr_assert(strstr(err, "no target") || strstr(err, "--children needs -p"), "%s", err);
 }
