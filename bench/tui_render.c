@@ -216,7 +216,15 @@ int main(int argc, char **argv)
 	u.help = 1;
 	run("help screen", &u, t, frames, 0, 0);
 	u.help = 0;
+	u.base[EV_CPU][0] = u.base[EV_CPU][1] = calltree__clone(t);	/* as b does */
+	u.base_owned = 0;
+	run("icicle with a diff baseline", &u, t, frames, 0, 0);
+	run("diff, 300 new samples per frame", &u, t, frames, 0, 300);
 	u.mode = UI_TOP;
+	run("Top table with a diff baseline", &u, t, frames, 0, 0);
+	calltree__delete(u.base[EV_CPU][0]);
+	u.base[EV_CPU][0] = u.base[EV_CPU][1] = NULL;
+	u.base_flat_of = NULL;
 	run("Top table", &u, t, frames, 0, 0);
 	run("Top table, 300 new samples per frame", &u, t, frames, 0, 300);
 	/* The callers and callees of the frame with the most self time. */

@@ -14,7 +14,7 @@
 #include "cli/options.h"
 
 enum { OPT_DURATION = 256, OPT_RAW, OPT_CAPTURE, OPT_RECORD, OPT_LINES, OPT_MARK_FALLBACK,
-       OPT_FORMAT, OPT_EVERY, OPT_ALL, OPT_MIN_BLOCK, OPT_CHILDREN, OPT_TID };
+       OPT_FORMAT, OPT_EVERY, OPT_ALL, OPT_MIN_BLOCK, OPT_CHILDREN, OPT_TID, OPT_DIFF };
 
 static const struct option long_opts[] = {
 	{ "pid",	required_argument, NULL, 'p' },
@@ -27,6 +27,7 @@ static const struct option long_opts[] = {
 	{ "all",	no_argument,	   NULL, OPT_ALL },
 	{ "children",	no_argument,	   NULL, OPT_CHILDREN },
 	{ "tid",	required_argument, NULL, OPT_TID },
+	{ "diff",	required_argument, NULL, OPT_DIFF },
 	{ "duration",	required_argument, NULL, OPT_DURATION },
 	{ "delay",	required_argument, NULL, 'd' },
 	{ "raw",	no_argument,	   NULL, OPT_RAW },
@@ -45,7 +46,7 @@ static const struct option long_opts[] = {
 static const char usage[] =
 "Usage: luatop [options] -p PID[,PID...]\n"
 "       luatop [options] -- COMMAND [ARGS...]\n"
-"       luatop [-w WINDOW] [-d SECONDS] -i FILE\n"
+"       luatop [-w WINDOW] [-d SECONDS] -i FILE [--diff BASE]\n"
 "\n"
 "Live profiler for LuaJIT programs: samples the target with eBPF and shows where\n"
 "its time goes. Needs root (or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE).\n"
@@ -95,6 +96,8 @@ static const char usage[] =
 "  -i, --input FILE         show a saved profile, folded (from -o or the s key) or\n"
 "                           pprof: no target, no BPF, no root needed; with -o FILE2,\n"
 "                           convert it to FILE2's format instead\n"
+"      --diff BASE          with -i: each frame's change of share from the saved\n"
+"                           profile BASE to FILE (b takes a baseline live)\n"
 "\n"
 "      --capture DIR        debugging: also write walk fixtures (registers, the walk's\n"
 "                           memory reads and the in-kernel result) of some samples to DIR\n"
@@ -303,6 +306,9 @@ static int parse_one(struct options *o, int c, const char *arg, char *err, size_
 	case 'i':
 		o->input = arg;
 		return 0;
+	case OPT_DIFF:
+		o->diff = arg;
+		return 0;
 	case 'w':
 		if (parse_window(o, arg))
 			return fail(err, errlen, "invalid window '%s' (cumulative, last:N or Ns "
@@ -338,6 +344,9 @@ static int check(const struct options *o, char *err, size_t errlen)
 		return fail(err, errlen, "-i FILE shows (or with -o converts) a file: it takes "
 			    "no -p, -- COMMAND, --all, --duration, --capture, --record, --raw, --lines, "
 			    "--mark-fallback, -e or --min-block");
+	if (o->diff && (!o->input || o->output))
+		return fail(err, errlen, "--diff BASE compares with -i FILE in the live view "
+			    "(not with -o)");
 	if (o->input)
 		return 0;
 	if (!o->npids && !o->cmd && !o->all && !o->ntids)

@@ -43,6 +43,7 @@ struct options {
 	int lines;		/* --lines: Lua frames per line, not per function */
 	int mark_fallback;	/* --mark-fallback: root fallback stacks at "[fallback]" */
 	const char *input;	/* -i FILE: show a folded file in the live view */
+	const char *diff;	/* --diff FILE: with -i, show the change against FILE */
 	enum ct_window window;	/* -w: the window shown first */
 	unsigned span;		/* -w last:N: sliding window, seconds (default 10) */
 	double half_life;	/* -w decay:N: half-life, seconds (default 10) */

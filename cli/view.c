@@ -219,17 +219,19 @@ int view__load(const char *path, struct frametab *ft, struct stacktab *st)
 int view__file(const struct options *o, volatile sig_atomic_t *stop)
 {
 	struct frametab *ft = frametab__new();
-	struct stacktab *st = stacktab__new();
+	struct stacktab *st = stacktab__new(), *bst = stacktab__new();
 	struct calltree *t = calltree__new(o->span, o->half_life);
+	struct calltree *base = o->diff ? calltree__new(o->span, o->half_life) : NULL;
 	int rc = 1;
 
-	if (!ft || !st || !t) {
+	if (!ft || !st || !bst || !t || (o->diff && !base)) {
 		lt_log(LT_LOG_ERROR, "out of memory");
 		goto out;
 	}
-	if (view__load(o->input, ft, st))
+	if (view__load(o->input, ft, st) || (o->diff && view__load(o->diff, ft, bst)))
 		goto out;
-	if (stacktab__foreach(st, fill_stack, &(struct fill){ t, ft })) {
+	if (stacktab__foreach(st, fill_stack, &(struct fill){ t, ft }) ||
+	    (base && stacktab__foreach(bst, fill_stack, &(struct fill){ base, ft }))) {
 		lt_log(LT_LOG_ERROR, "out of memory");
 		goto out;
 	}
@@ -240,10 +242,13 @@ int view__file(const struct options *o, volatile sig_atomic_t *stop)
 	}
 	rc = tui__run(&(struct tui_feed){
 		.who = o->input, .snapname = "file", .delay = o->delay, .window = o->window,
+		.base = base,
 		.frames = ft, .tree = { [EV_CPU] = { t, t } }, .fd = -1, .stop = stop, .say = say, .save = save,
 	});
 out:
 	calltree__delete(t);
+	calltree__delete(base);
+	stacktab__delete(bst);
 	stacktab__delete(st);
 	frametab__delete(ft);
 	return rc;

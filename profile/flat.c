@@ -247,6 +247,11 @@ int flat__focus(const struct calltree *t, uint32_t frame, enum ct_window w, int 
 	return v.err;
 }
 
+double flat__self_of(const struct flat *f, uint32_t frame)
+{
+	return frame < f->nframes ? f->self[frame] : 0;
+}
+
 void flat__free(struct flat *f)
 {
 	free(f->rows);

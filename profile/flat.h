@@ -37,6 +37,8 @@ struct flat {
 int flat__build(struct flat *f, const struct calltree *t, enum ct_window w, int fallback_only,
 		enum flat_sort key);
 void flat__sort(struct flat *f, enum flat_sort key);
+/* The self weight of frame in the table last built (0 if none). */
+double flat__self_of(const struct flat *f, uint32_t frame);
 void flat__free(struct flat *f);
 
 /*

@@ -363,6 +363,50 @@ int actions__focus(struct ui *u, uint32_t frame)
 	return RE_REDRAW;
 }
 
+/* Forget the baseline. */
+static void drop_base(struct ui *u)
+{
+	for (int e = 0; e < EV__COUNT; e++) {
+		if (u->base_owned) {
+			if (u->base[e][1] != u->base[e][0])
+				calltree__delete(u->base[e][1]);
+			calltree__delete(u->base[e][0]);
+		}
+		u->base[e][0] = u->base[e][1] = NULL;
+	}
+	u->base_owned = 0;
+	u->base_flat_of = NULL;
+}
+
+/* b: take what the counts are now as the baseline of the diff, or drop it. */
+static int act_baseline(struct ui *u)
+{
+	int failed = 0, had = u->base[EV_CPU][0] || u->base[u->event][0];
+
+	drop_base(u);
+	if (had) {
+		ui__status(u, 0, "diff off");
+		return RE_REDRAW;
+	}
+	u->base_owned = 1;
+	for (int e = 0; e < EV__COUNT; e++) {
+		struct calltree *const *live = u->feed->tree[e];
+
+		if (!live[0])
+			continue;
+		u->base[e][0] = calltree__clone(live[0]);
+		u->base[e][1] = live[1] == live[0] ? u->base[e][0] : calltree__clone(live[1]);
+		failed |= !u->base[e][0] || !u->base[e][1];
+	}
+	if (failed) {
+		drop_base(u);
+		ui__status(u, 1, "cannot take a baseline: out of memory");
+		return RE_REDRAW;
+	}
+	ui__status(u, 0, "baseline taken: frames show their change of share since (b again: off)");
+	return RE_REDRAW;
+}
+
 /* t: the Top table, or the icicle again. */
 static int act_table(struct ui *u)
 {
@@ -520,6 +564,7 @@ static const action_fn actions[ACT__COUNT] = {
 	[ACT_CALLERS] = act_callers,
 	[ACT_SORT] = act_sort,
 	[ACT_THREADS] = tlist__open,
+	[ACT_BASELINE] = act_baseline,
 	[ACT_IDLE] = act_idle,
 	[ACT_RESET] = act_reset,
 	[ACT_VIEW_RESET] = act_view_reset,

@@ -49,6 +49,8 @@ static const struct style styles[SCHEME__COUNT][CR__COUNT] = {
 		[CR_HELP]	  = { DEF, DEF, A_NORMAL },
 		[CR_BAD]	  = { DEF, DEF, A_BOLD | A_UNDERLINE },
 		[CR_GOOD]	  = { DEF, DEF, A_BOLD },
+		[CR_DIFF_GREW]	  = { DEF, DEF, A_REVERSE | A_BOLD },
+		[CR_DIFF_SHRANK]  = { DEF, DEF, A_DIM },
 	},
 	[SCHEME_8] = {
 		[CR_NORMAL]	  = { DEF, DEF, A_NORMAL },
@@ -81,6 +83,8 @@ static const struct style styles[SCHEME__COUNT][CR__COUNT] = {
 		[CR_HELP]	  = { DEF, DEF, A_NORMAL },
 		[CR_BAD]	  = { COLOR_RED, DEF, A_BOLD },
 		[CR_GOOD]	  = { COLOR_GREEN, DEF, A_BOLD },
+		[CR_DIFF_GREW]	  = { COLOR_WHITE, COLOR_RED, A_BOLD },
+		[CR_DIFF_SHRANK]  = { COLOR_BLACK, COLOR_CYAN, A_NORMAL },
 	},
 	[SCHEME_256] = {
 		[CR_NORMAL]	  = { DEF, DEF, A_NORMAL },
@@ -113,6 +117,8 @@ static const struct style styles[SCHEME__COUNT][CR__COUNT] = {
 		[CR_HELP]	  = { 252, DEF, A_NORMAL },
 		[CR_BAD]	  = { 203, DEF, A_BOLD },
 		[CR_GOOD]	  = { 114, DEF, A_BOLD },
+		[CR_DIFF_GREW]	  = { 231, 160, A_BOLD },
+		[CR_DIFF_SHRANK]  = { 16, 75, A_NORMAL },
 	},
 };
 

@@ -40,6 +40,8 @@ enum role {
 	CR_HELP,
 	CR_BAD,			/* too small: what is wrong */
 	CR_GOOD,
+	CR_DIFF_GREW,		/* live diff: a frame whose share grew since the baseline */
+	CR_DIFF_SHRANK,		/* ... shrank */
 	CR__COUNT
 };
 

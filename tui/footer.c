@@ -70,6 +70,10 @@ static void selection(struct ui *u, int y)
 		 u->sel != CT_ROOT && ui__is_fallback(u, u->sel) ? ", fallback" : "",
 		 all > 0 ? 100 * tot / all : 0, n1, all > 0 ? 100 * self / all : 0, n2);
 	x += ui__put(u, y, x, COLS - x, CR_SELLINE, buf);
+	if (ui__base(u) && u->sel != CT_ROOT) {
+		snprintf(buf, sizeof(buf), "  diff %+.1f%%", ui__diff(u, u->sel, NULL));
+		x += ui__put(u, y, x, COLS - x, CR_SELLINE, buf);
+	}
 	if (u->top != CT_ROOT) {
 		snprintf(buf, sizeof(buf), "%s%.1f%% of zoom", u->utf8 ? "  \xe2\x94\x82 " : "  | ",
 			 zoom > 0 ? 100 * tot / zoom : 0);

@@ -175,6 +175,10 @@ static void line2(struct ui *u)
 		add(u, 1, &x, CR_HEADER, " ");
 		add(u, 1, &x, CR_BADGE, u->mode == UI_TOP ? " TOP " : " CALLERS / CALLEES ");
 	}
+	if (ui__base(u)) {
+		add(u, 1, &x, CR_HEADER, " ");
+		add(u, 1, &x, CR_BADGE, " DIFF ");
+	}
 	if (u->tfiltered) {
 		add(u, 1, &x, CR_HEADER, " ");
 		add(u, 1, &x, CR_BADGE, " SOME THREADS ");

@@ -21,6 +21,7 @@
 
 #define MAXCOLS		1024	/* widest row drawn */
 #define NAME_MAX_CH	512	/* characters of a name considered for a label */
+#define DIFF_MIN	0.5	/* points of share a frame must change by to be marked */
 
 /* What a cell shows. */
 struct cell {
@@ -49,6 +50,12 @@ static enum role box_role(struct ui *u, const struct box *b)
 		return CR_BOX_FALLBACK;
 	if (b->node == CT_ROOT)
 		return CR_BOX_SPECIAL;
+	if (ui__base(u)) {	/* the live diff: grew or shrank by half a point or more */
+		double d = ui__diff(u, b->node, NULL);
+
+		if (d >= DIFF_MIN || d <= -DIFF_MIN)
+			return d > 0 ? CR_DIFF_GREW : CR_DIFF_SHRANK;
+	}
 	if (ui__is_inlined(u, b->node))
 		return CR_BOX_LUA_INLINED;
 	f = frametab__get(u->feed->frames, calltree__frame(u->tree, b->node));
@@ -67,6 +74,14 @@ static void label(struct ui *u, const struct box *b, struct cell *row, int c0, i
 
 	if (cells <= 0)
 		return;
+	if (!(b->flags & BOX_POOL) && b->node != CT_ROOT && ui__base(u)) {
+		double d = ui__diff(u, b->node, NULL);	/* marked without colour too */
+
+		if (d >= DIFF_MIN)
+			name[n++] = u->utf8 ? 0x25b2 : '+';	/* ▲ */
+		else if (d <= -DIFF_MIN)
+			name[n++] = u->utf8 ? 0x25bc : '-';	/* ▼ */
+	}
 	if (fallback)
 		name[n++] = u->utf8 ? 0x259a : '!';	/* ▚ */
 	else if (!(b->flags & BOX_POOL) && ui__is_inlined(u, b->node))

@@ -34,6 +34,8 @@ int screen__init(struct ui *u, struct tui_feed *f)
 	u->raw = f->raw && !ui__one_kind(u);
 	u->hidden = CT_NONE;
 	u->tfiltered = f->some_threads;
+	if (f->base)	/* -i FILE --diff BASE: the feed's, not ours to free */
+		u->base[EV_CPU][0] = u->base[EV_CPU][1] = f->base;
 	u->window = f->window;
 	u->delay = f->delay > 0 ? f->delay : 1;
 	u->started = ui__now();
@@ -49,6 +51,14 @@ void screen__fini(struct ui *u)
 	flat__free(&u->flat);
 	free(u->threads);
 	free(u->tmark);
+	if (u->base_owned)
+		for (int e = 0; e < EV__COUNT; e++) {
+			if (u->base[e][1] != u->base[e][0])
+				calltree__delete(u->base[e][1]);
+			calltree__delete(u->base[e][0]);
+		}
+	flat__free(&u->base_flat);
+	free(u->dpath);
 	calltree__delete(u->callers);
 	calltree__delete(u->callees);
 	layout__free(&u->lay_up);

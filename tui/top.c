@@ -40,6 +40,13 @@ static void draw_row(struct ui *u, int y, const struct flat_row *r, int selected
 	ui__amount(u, total, sizeof(total), r->total);
 	snprintf(nums, sizeof(nums), " %6.1f%% %6.1f%% %11s %11s  ", 100 * r->self / all,
 		 100 * r->total / all, self, total);
+	if (u->base_flat_of) {	/* the diff: the change of its self share since the baseline */
+		double ball = u->base_flat.all > 0 ? u->base_flat.all : 1;
+		double d = 100 * r->self / all - 100 * flat__self_of(&u->base_flat, r->frame) / ball;
+		size_t len = strlen(nums);
+
+		snprintf(nums + len, sizeof(nums) - len, "%+6.1f%%  ", d);
+	}
 	ui__fill(y, 0, COLS, role);
 	x = ui__put(u, y, 0, COLS, role, nums);
 	frame_text(u, r->frame, name, sizeof(name));
@@ -51,11 +58,20 @@ static void draw_row(struct ui *u, int y, const struct flat_row *r, int selected
 void top__draw(struct ui *u)
 {
 	static const char *const by[FLAT_SORT__COUNT] = { "self", "total" };
-	char head[128];
+	const struct calltree *base = ui__base(u);
+	char head[160];
 	int rows = u->body_h - 1;
 
-	snprintf(head, sizeof(head), "   SELF%%  TOTAL%%        SELF       TOTAL  FUNCTION"
-		 "  (sorted by %s; o: sort, Enter: callers/callees, t: icicle)", by[u->sort]);
+	/* The diff's column: the baseline's table, built once per baseline shown. */
+	if (base && u->base_flat_of != base &&
+	    !flat__build(&u->base_flat, base, u->win, u->fb, FLAT_BY_SELF))
+		u->base_flat_of = base;
+	if (!base)
+		u->base_flat_of = NULL;
+
+	snprintf(head, sizeof(head), "   SELF%%  TOTAL%%        SELF       TOTAL  %sFUNCTION"
+		 "  (sorted by %s; o: sort, Enter: callers/callees, t: icicle)",
+		 u->base_flat_of ? "  DIFF   " : "", by[u->sort]);
 	ui__fill(u->body_y, 0, COLS, CR_HEADER);
 	ui__put(u, u->body_y, 0, COLS, CR_HEADER, head);
 	if (!u->flat.n) {

@@ -44,6 +44,7 @@ struct tui_feed {
 	int live;			/* samples keep coming; 0 for a file */
 	double delay;			/* seconds between refreshes */
 	enum ct_window window;		/* window shown first */
+	struct calltree *base;		/* a baseline to diff against (-i --diff); NULL: none */
 	int raw;			/* start on raw stacks */
 	int some_threads;		/* only some threads are profiled (--tid) */
 	struct frametab *frames;

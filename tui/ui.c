@@ -100,6 +100,38 @@ void ui__thaw(struct ui *u)
 	}
 }
 
+const struct calltree *ui__base(const struct ui *u)
+{
+	return u->mode == UI_ICICLE || u->mode == UI_TOP ? u->base[u->event][u->raw] : NULL;
+}
+
+double ui__diff(struct ui *u, uint32_t node, int *has)
+{
+	const struct calltree *b = ui__base(u);
+	double all = ui__weight(u, CT_ROOT), ball, w = 0;
+	uint32_t n, matched, bn;
+
+	if (has)
+		*has = b != NULL;
+	if (!b)
+		return 0;
+	ball = calltree__weight(b, CT_ROOT, u->win, u->fb);
+	n = calltree__depth(u->tree, node);
+	if (n > u->ndpath) {
+		uint32_t *p = realloc(u->dpath, (n + 16) * sizeof(*p));
+
+		if (!p)
+			return 0;
+		u->dpath = p;
+		u->ndpath = n + 16;
+	}
+	calltree__path(u->tree, node, u->dpath, u->ndpath);
+	bn = calltree__find(b, u->dpath, n, &matched);
+	if (matched == n)
+		w = calltree__weight(b, bn, u->win, u->fb);
+	return (all > 0 ? 100 * ui__weight(u, node) / all : 0) - (ball > 0 ? 100 * w / ball : 0);
+}
+
 void ui__amount(const struct ui *u, char *out, size_t outsz, double v)
 {
 	if (prof_event__timed(u->event))

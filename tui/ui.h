@@ -71,6 +71,12 @@ struct ui {
 	size_t nthreads, capthreads;
 	uint32_t trow, tfirst;		/* ... the selected row, the first one shown */
 	int tfiltered;			/* some threads only are profiled */
+	struct calltree *base[EV__COUNT][2];	/* the live diff's baseline (b), else NULL */
+	int base_owned;			/* ... ours to free (not the feed's --diff tree) */
+	struct flat base_flat;		/* ... its Top table, of base_flat_of */
+	const struct calltree *base_flat_of;
+	uint32_t *dpath;		/* scratch: a node's path, to find it in the baseline */
+	uint32_t ndpath;
 	int utf8;			/* the terminal takes UTF-8: glyphs, else ASCII */
 
 	enum ui_mode mode;
@@ -135,6 +141,12 @@ struct calltree *ui__live(const struct ui *u, int raw);
 int ui__one_kind(const struct ui *u);
 /* Free the frozen copies. */
 void ui__thaw(struct ui *u);
+/* The live diff: the change of node's share (of the root) since the baseline,
+** in points (+3.2: grew 3.2 points); 0 without a baseline. *has (may be
+** NULL) is set when there is a baseline. */
+double ui__diff(struct ui *u, uint32_t node, int *has);
+/* The baseline of the tree shown, or NULL. */
+const struct calltree *ui__base(const struct ui *u);
 /* An amount of the event shown: samples ("1,234"), or a time ("12.3 ms"). */
 void ui__amount(const struct ui *u, char *out, size_t outsz, double v);
 /* Weight of node in the shown tree under the current window and filter. */
