@@ -48,7 +48,7 @@ void flat__free(struct flat *f);
 ** weighs frame's total), callers at its immediate callers, each followed by
 ** their callers, up to depth callers (what a view can show: it bounds the
 ** work for a frame on very many paths). Both are reset first; their counts are
-** t's weights rounded. 0 or -ENOMEM.
+** t's weights rounded, in their CT_CUMULATIVE window only. 0 or -ENOMEM.
 */
 int flat__focus(const struct calltree *t, uint32_t frame, enum ct_window w, int fallback_only,
 		uint32_t depth, struct calltree *callers, struct calltree *callees);

@@ -277,14 +277,14 @@ static const struct calltree *relayout_focus(struct ui *u, const struct calltree
 		ui__status(u, 1, "out of memory");
 		return t;
 	}
+	u->up_h = u->body_h / 2;
 	if (!still(&u->built_focus, u, t, u->focus) &&
-	    flat__focus(t, u->focus, u->window, u->fb_only, (uint32_t)u->body_h, u->callers,
+	    flat__focus(t, u->focus, u->window, u->fb_only, (uint32_t)u->up_h + 1, u->callers,
 			u->callees)) {
 		u->built_focus.t = NULL;
 		ui__status(u, 1, "out of memory");
 		return t;
 	}
-	u->up_h = u->body_h / 2;
 	/* The callers' root is the function itself, which the callees' root shows. */
 	r = (struct layout_req){ .tree = u->callers, .top = CT_ROOT, .window = CT_CUMULATIVE,
 				 .cols = u->cols, .rows = u->up_h, .scroll = 1 };

@@ -141,3 +141,26 @@ Test(flat, callers_are_cut_at_the_depth_asked)
 	calltree__delete(callers);
 	calltree__delete(callees);
 }
+
+/* A raw-mode tree (native frames, then "[lua]" and the Lua frames) is just
+** another tree: a frame on both sides of the separator counts once in total. */
+Test(flat, raw_stacks_with_the_lua_separator)
+{
+	enum { VM = 20, LUA_SEP = 21 };
+	struct calltree *t = tree(), *callers = tree(), *callees = tree();
+	struct flat f = { 0 };
+
+	ADD(t, 3, MAIN, VM, LUA_SEP, A, F);
+	ADD(t, 1, MAIN, A, VM, LUA_SEP, A);	/* a native frame named like a Lua one */
+	cr_assert_eq(flat__build(&f, t, CT_CUMULATIVE, 0, FLAT_BY_TOTAL), 0);
+	cr_assert_float_eq(row(&f, A)->total, 4, 1e-9, "once per stack");
+	cr_assert_float_eq(row(&f, LUA_SEP)->total, 4, 1e-9);
+	cr_assert_eq(flat__focus(t, A, CT_CUMULATIVE, 0, 64, callers, callees), 0);
+	cr_assert_neq(calltree__child(callers, CT_ROOT, LUA_SEP), CT_NONE);
+	cr_assert_neq(calltree__child(callers, CT_ROOT, MAIN), CT_NONE);
+	cr_assert_float_eq(calltree__weight(callees, CT_ROOT, CT_CUMULATIVE, 0), 4, 1e-9);
+	flat__free(&f);
+	calltree__delete(t);
+	calltree__delete(callers);
+	calltree__delete(callees);
+}
