@@ -207,6 +207,19 @@ build_lua_host() {
 # free_port, and nginx with the Lua module: scripts/nginx-lua.sh.
 . "$TOP/scripts/nginx-lua.sh"
 
+# nginx_up WORKERS APP.lua: nginx with WORKERS workers serving APP's handler on
+# a free port of 127.0.0.1, or the test fails saying why: sets $port, $master
+# and $workers (the workers' PIDs); stop_nginx stops it.
+nginx_up() {
+	port=$(free_port) || fail "no free TCP port"
+	ngl_conf "$TMP/nginx" "$port" "$1" "$2" || fail "$NGL_ERR"
+	# shellcheck disable=SC2046
+	start nginx $(ngl_args "$TMP/nginx")
+	master=$!
+	workers=$(ngl_wait "$TMP/nginx" "$master" "$port" "$1") || { stop_nginx; fail "$workers"; }
+}
+stop_nginx() { ngl_stop "$master"; }
+
 # merge_rate ERRFILE: the percentage (integer) of samples with Lua frames that merged,
 # from luatop's batch summary ("...; 99.6% of the 1234 samples with Lua frames").
 merge_rate() {

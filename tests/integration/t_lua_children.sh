@@ -4,13 +4,7 @@
 # the handler's Lua frames; a reload (SIGHUP) midway forks new workers, and they
 # are profiled too: a worker forked after luatop started has samples.
 command -v wrk >/dev/null 2>&1 || fail "wrk is not installed"
-port=$(free_port) || fail "no free TCP port"
-ngl_conf "$TMP/nginx" "$port" 2 "$TOP/tests/workloads/nginx/luatop_app.lua" || fail "$NGL_ERR"
-# shellcheck disable=SC2046
-start nginx $(ngl_args "$TMP/nginx")
-master=$!
-stop_nginx() { ngl_stop "$master"; }
-workers=$(ngl_wait "$TMP/nginx" "$master" "$port" 2) || { stop_nginx; fail "$workers"; }
+nginx_up 2 "$TOP/tests/workloads/nginx/luatop_app.lua"
 wrk -t2 -c16 -d60s --timeout 2s "http://127.0.0.1:$port/" >"$TMP/wrk.log" 2>&1 &
 load=$!
 PIDS="$PIDS $load"

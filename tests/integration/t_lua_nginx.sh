@@ -6,13 +6,8 @@
 # merge. If the lua module does not load, the test fails with nginx's error.
 MODS=$NGL_MODS
 command -v wrk >/dev/null 2>&1 || fail "wrk is not installed"
-port=$(free_port) || fail "no free TCP port"
-ngl_conf "$TMP/nginx" "$port" 1 "$TOP/tests/workloads/nginx/luatop_app.lua" || fail "$NGL_ERR"
-# shellcheck disable=SC2046
-start nginx $(ngl_args "$TMP/nginx")
-master=$!
-stop_nginx() { ngl_stop "$master"; }
-worker=$(ngl_wait "$TMP/nginx" "$master" "$port" 1) || { stop_nginx; fail "$worker"; }
+nginx_up 1 "$TOP/tests/workloads/nginx/luatop_app.lua"
+worker=$workers
 
 # The load runs until both luatops are done (SIGINT: wrk stops and reports), so
 # both windows lie inside it however long luatop takes to attach; -d60s is only a

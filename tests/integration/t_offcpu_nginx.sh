@@ -8,13 +8,8 @@
 # time, and 20 ms per request sampled, less a tenth), and the idle event-loop waits are
 # rooted at [idle] (at least a second of them), with no Lua frame under [idle]
 # and no epoll_wait outside it.
-port=$(free_port) || fail "no free TCP port"
-ngl_conf "$TMP/nginx" "$port" 1 "$TOP/tests/workloads/nginx/slow_app.lua" || fail "$NGL_ERR"
-# shellcheck disable=SC2046
-start nginx $(ngl_args "$TMP/nginx")
-master=$!
-stop_nginx() { ngl_stop "$master"; }
-worker=$(ngl_wait "$TMP/nginx" "$master" "$port" 1) || { stop_nginx; fail "$worker"; }
+nginx_up 1 "$TOP/tests/workloads/nginx/slow_app.lua"
+worker=$workers
 
 # The client: one request at a time, each ends in a line of $TMP/served.
 : >"$TMP/served"
