@@ -119,16 +119,15 @@ static void flat_leave(struct visit *v, uint32_t node)
 	f->onpath[calltree__frame(v->t, node)]--;
 }
 
-static enum flat_sort sort_key;
-
-/* Heaviest first by the key, then by the other, then by frame id. */
-static int row_cmp(const void *pa, const void *pb)
+/* Heaviest first by the key (*arg), then by the other, then by frame id. */
+static int row_cmp(const void *pa, const void *pb, void *arg)
 {
 	const struct flat_row *a = pa, *b = pb;
-	double ka = sort_key == FLAT_BY_SELF ? a->self : a->total;
-	double kb = sort_key == FLAT_BY_SELF ? b->self : b->total;
-	double oa = sort_key == FLAT_BY_SELF ? a->total : a->self;
-	double ob = sort_key == FLAT_BY_SELF ? b->total : b->self;
+	enum flat_sort key = *(const enum flat_sort *)arg;
+	double ka = key == FLAT_BY_SELF ? a->self : a->total;
+	double kb = key == FLAT_BY_SELF ? b->self : b->total;
+	double oa = key == FLAT_BY_SELF ? a->total : a->self;
+	double ob = key == FLAT_BY_SELF ? b->total : b->self;
 
 	if (ka != kb)
 		return ka < kb ? 1 : -1;
@@ -139,8 +138,7 @@ static int row_cmp(const void *pa, const void *pb)
 
 void flat__sort(struct flat *f, enum flat_sort key)
 {
-	sort_key = key;	/* qsort has no context argument; the live view has one thread */
-	qsort(f->rows, f->n, sizeof(*f->rows), row_cmp);
+	qsort_r(f->rows, f->n, sizeof(*f->rows), row_cmp, &key);
 }
 
 int flat__build(struct flat *f, const struct calltree *t, enum ct_window w, int fallback_only,
