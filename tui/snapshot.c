@@ -20,8 +20,10 @@ int snapshot__save(struct ui *u)
 		ui__status(u, 1, "snapshot failed: nowhere to save");
 		return -1;
 	}
-	err = u->feed->save(u->feed, u->tree, u->top, u->window, u->fb_only, path, sizeof(path),
-			    &total);
+	/* What is shown: the Top table is of the whole tree; the focus view's
+	** callees hold their window's counts already (u->win). */
+	err = u->feed->save(u->feed, u->tree, u->mode == UI_TOP ? CT_ROOT : u->top, u->win, u->fb,
+			    path, sizeof(path), &total);
 	if (err) {
 		ui__status(u, 1, "snapshot failed: %s%s%s", path, path[0] ? ": " : "",
 			   strerror(-err));
