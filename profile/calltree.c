@@ -437,6 +437,22 @@ int calltree__add_marked(struct calltree *t, const uint32_t *frames, const uint8
 	return 0;
 }
 
+uint32_t calltree__child_add(struct calltree *t, uint32_t node, uint32_t frame)
+{
+	uint32_t c;
+
+	if (node >= t->n)
+		return CT_NONE;
+	c = ct_lookup(t, node, frame, NULL);
+	return c != CT_NONE ? c : ct_newnode(t, node, frame);
+}
+
+void calltree__bump(struct calltree *t, uint32_t node, uint64_t count)
+{
+	if (node < t->n)
+		t->node[node].cum[0] = sat_add(t->node[node].cum[0], count);
+}
+
 /* Move the clock forward to now_ns. */
 void calltree__advance(struct calltree *t, uint64_t now_ns)
 {

@@ -66,6 +66,14 @@ int calltree__add(struct calltree *t, const uint32_t *frames, uint32_t n, uint64
 int calltree__add_marked(struct calltree *t, const uint32_t *frames, const uint8_t *marks,
 			 uint32_t n, uint64_t count, uint64_t time_ns, unsigned flags,
 			 uint32_t trace);
+/*
+** Building a tree node by node (profile/flat.c's callers): the child of node
+** with frame, created if new (CT_NONE on ENOMEM or a bad node); and count
+** added to node alone, in CT_CUMULATIVE only: the caller keeps the counts
+** inclusive (a node's count is its subtree's).
+*/
+uint32_t calltree__child_add(struct calltree *t, uint32_t node, uint32_t frame);
+void calltree__bump(struct calltree *t, uint32_t node, uint64_t count);
 /* Move the tree's clock to now_ns (never back): expires sliding deltas, decays. */
 void calltree__advance(struct calltree *t, uint64_t now_ns);
 /* Forget every sample and node (keeps the clock, the span and the capacity). */

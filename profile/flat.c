@@ -172,10 +172,12 @@ struct focus {
 	uint32_t frame;
 	uint32_t inside;	/* occurrences of frame on the path walked */
 	uint32_t base;		/* depth of the outermost one */
-	uint32_t *path;		/* scratch: calltree__path */
-	uint32_t max;
+	uint32_t *stack;	/* callees node at each depth below the outermost one */
+	size_t capstack;
 	uint32_t depth;		/* of the callers tree */
 	struct calltree *callers, *callees;
+	struct occ { uint32_t node, cnode; uint64_t count; } *occ;	/* outermost places */
+	size_t nocc, capocc;
 };
 
 static uint64_t count_of(double w)
@@ -183,42 +185,46 @@ static uint64_t count_of(double w)
 	return w > 0 ? (uint64_t)llround(w) : 0;
 }
 
+/*
+** The callees are built in the walk's order: a node's callees node is the
+** child, with its frame, of its parent's (kept on a stack by depth), and gets
+** the node's own (inclusive) weight: one lookup per node, not one per frame of
+** its path. The outermost places are kept for build_callers.
+*/
 static int focus_enter(struct visit *v, uint32_t node, double weight)
 {
 	struct focus *fo = v->ctx;
 	int here = calltree__frame(v->t, node) == fo->frame;
-	uint64_t self;
-	uint32_t d;
+	uint32_t d, k, c;
 
 	if (!here && !fo->inside)
 		return 1;	/* above the frame: go on looking */
-	/* Inside: only self weight is added (a path adds to every node on it). */
-	self = count_of(calltree__self(v->t, node, v->w, v->fb));
-	if (!self && (!here || fo->inside)) {
-		fo->inside += here;
+	d = calltree__depth(v->t, node);
+	if (here && !fo->inside++) {	/* an outermost place */
+		fo->base = d;
+		if (grow__room((void **)&fo->occ, &fo->capocc, fo->nocc + 1, sizeof(*fo->occ)) ||
+		    grow__room((void **)&fo->stack, &fo->capstack, 1, sizeof(*fo->stack))) {
+			v->err = -ENOMEM;
+			return 0;
+		}
+		fo->occ[fo->nocc++] = (struct occ){ node, CT_ROOT, count_of(weight) };
+		fo->stack[0] = CT_ROOT;
+		calltree__bump(fo->callees, CT_ROOT, count_of(weight));
 		return 1;
 	}
-	d = calltree__path(v->t, node, fo->path, fo->max);
-	if (d > fo->max) {
+	k = d - fo->base;
+	if (grow__room((void **)&fo->stack, &fo->capstack, (size_t)k + 1, sizeof(*fo->stack))) {
 		v->err = -ENOMEM;
 		return 0;
 	}
-	if (here && !fo->inside++) {	/* an outermost place: its callers, reversed */
-		fo->base = d;
-		for (uint32_t i = 0; i < (d - 1) / 2; i++) {	/* path[0 .. d-1): the callers */
-			uint32_t x = fo->path[i];
-
-			fo->path[i] = fo->path[d - 2 - i];
-			fo->path[d - 2 - i] = x;
-		}
-		v->err = calltree__add(fo->callers, fo->path, d - 1 < fo->depth ? d - 1 : fo->depth,
-				       count_of(weight), 0, 0);
-		calltree__path(v->t, node, fo->path, fo->max);
+	c = calltree__child_add(fo->callees, fo->stack[k - 1], calltree__frame(v->t, node));
+	if (c == CT_NONE) {
+		v->err = -ENOMEM;
+		return 0;
 	}
-	/* Callees: each node's self under the outermost place, by its path from there. */
-	if (!v->err && self)
-		v->err = calltree__add(fo->callees, fo->path + fo->base, d - fo->base, self, 0, 0);
-	return !v->err;
+	fo->stack[k] = c;
+	calltree__bump(fo->callees, c, count_of(weight));
+	return 1;
 }
 
 static void focus_leave(struct visit *v, uint32_t node)
@@ -229,11 +235,57 @@ static void focus_leave(struct visit *v, uint32_t node)
 		fo->inside--;
 }
 
-int flat__focus(const struct calltree *t, uint32_t frame, enum ct_window w, int fallback_only,
-		uint32_t depth, struct calltree *callers, struct calltree *callees)
+/*
+** The callers tree, a level at a time: each outermost place steps up to its
+** caller and adds its count there. A place whose callers node stays lighter
+** than min after a level goes no higher: the view cannot show what is above
+** it, and a function on tens of thousands of paths would cost an insert per
+** frame of each.
+*/
+static int build_callers(struct focus *fo, const struct calltree *t, double min)
 {
-	struct focus fo = { .frame = frame, .max = calltree__max_depth(t) + 1, .depth = depth,
-			    .callers = callers, .callees = callees };
+	uint64_t all = 0;
+	size_t live = fo->nocc;
+
+	for (size_t i = 0; i < fo->nocc; i++)
+		all += fo->occ[i].count;
+	calltree__bump(fo->callers, CT_ROOT, all);
+	for (uint32_t level = 0; level < fo->depth && live; level++) {
+		live = 0;
+		for (size_t i = 0; i < fo->nocc; i++) {
+			struct occ *o = &fo->occ[i];
+			uint32_t up;
+
+			if (o->cnode == CT_NONE)
+				continue;
+			up = calltree__parent(t, o->node);
+			if (up == CT_ROOT || up == CT_NONE) {
+				o->cnode = CT_NONE;	/* the stack begins here */
+				continue;
+			}
+			o->node = up;
+			o->cnode = calltree__child_add(fo->callers, o->cnode, calltree__frame(t, up));
+			if (o->cnode == CT_NONE)
+				return -ENOMEM;
+			calltree__bump(fo->callers, o->cnode, o->count);
+		}
+		for (size_t i = 0; i < fo->nocc; i++) {
+			struct occ *o = &fo->occ[i];
+
+			if (o->cnode != CT_NONE && !(calltree__weight(fo->callers, o->cnode,
+								      CT_CUMULATIVE, 0) >= min))
+				o->cnode = CT_NONE;
+			live += o->cnode != CT_NONE;
+		}
+	}
+	return 0;
+}
+
+int flat__focus(const struct calltree *t, uint32_t frame, enum ct_window w, int fallback_only,
+		uint32_t depth, double min, struct calltree *callers, struct calltree *callees)
+{
+	struct focus fo = { .frame = frame, .depth = depth, .callers = callers,
+			    .callees = callees };
 	struct visit v = { .t = t, .w = w, .fb = fallback_only, .enter = focus_enter,
 			   .leave = focus_leave, .ctx = &fo };
 
@@ -243,11 +295,12 @@ int flat__focus(const struct calltree *t, uint32_t frame, enum ct_window w, int 
 	** cumulative window only, which spares a sliding-window delta per insert. */
 	calltree__advance(callers, FOCUS_CLOCK_NS);
 	calltree__advance(callees, FOCUS_CLOCK_NS);
-	fo.path = malloc(fo.max * sizeof(*fo.path));
-	if (!fo.path)
-		return -ENOMEM;
 	visit(&v);
-	free(fo.path);
+	if (!v.err)	/* the callees' root weighs the function's total */
+		v.err = build_callers(&fo, t, min * calltree__weight(callees, CT_ROOT,
+								       CT_CUMULATIVE, 0));
+	free(fo.stack);
+	free(fo.occ);
 	return v.err;
 }
 

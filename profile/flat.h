@@ -46,11 +46,12 @@ void flat__free(struct flat *f);
 ** outermost place on each: a recursion's inner calls are callees), with the
 ** weights of t in window w: callees is rooted at frame's callees (its root
 ** weighs frame's total), callers at its immediate callers, each followed by
-** their callers, up to depth callers (what a view can show: it bounds the
-** work for a frame on very many paths). Both are reset first; their counts are
-** t's weights rounded, in their CT_CUMULATIVE window only. 0 or -ENOMEM.
+** their callers, up to depth callers; a callers node lighter than min (a share
+** of frame's total, e.g. an eighth of a cell of the view) is not followed further up (what a view can show: it bounds the work for a frame on
+** very many paths; 0 follows all). Both are reset first; their counts are t's
+** weights rounded, in their CT_CUMULATIVE window only. 0 or -ENOMEM.
 */
 int flat__focus(const struct calltree *t, uint32_t frame, enum ct_window w, int fallback_only,
-		uint32_t depth, struct calltree *callers, struct calltree *callees);
+		uint32_t depth, double min, struct calltree *callers, struct calltree *callees);
 
 #endif

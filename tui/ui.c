@@ -279,8 +279,9 @@ static const struct calltree *relayout_focus(struct ui *u, const struct calltree
 	}
 	u->up_h = u->body_h / 2;
 	if (!still(&u->built_focus, u, t, u->focus) &&
-	    flat__focus(t, u->focus, u->window, u->fb_only, (uint32_t)u->up_h + 1, u->callers,
-			u->callees)) {
+	    flat__focus(t, u->focus, u->window, u->fb_only, (uint32_t)u->up_h + 1,
+			1.0 / ((u->cols > 0 ? u->cols : 1) * LAYOUT_SUB),	/* 1/8 cell */
+			u->callers, u->callees)) {
 		u->built_focus.t = NULL;
 		ui__status(u, 1, "out of memory");
 		return t;

@@ -96,7 +96,7 @@ Test(flat, callers_and_callees_of_a_frame_on_two_paths)
 	ADD(t, 6, MAIN, A, C);		/* c called from a: 6 */
 	ADD(t, 4, MAIN, B, C, F);	/* ... from b: 4, calling f */
 	ADD(t, 5, MAIN, B);
-	cr_assert_eq(flat__focus(t, C, CT_CUMULATIVE, 0, 64, callers, callees), 0);
+	cr_assert_eq(flat__focus(t, C, CT_CUMULATIVE, 0, 64, 0, callers, callees), 0);
 	cr_assert_float_eq(calltree__weight(callers, CT_ROOT, CT_CUMULATIVE, 0), 10, 1e-9);
 	cr_assert_float_eq(calltree__weight(callers, calltree__child(callers, CT_ROOT, A),
 					    CT_CUMULATIVE, 0), 6, 1e-9);
@@ -118,7 +118,7 @@ Test(flat, focus_on_a_recursion_takes_its_outermost_place)
 	struct calltree *t = tree(), *callers = tree(), *callees = tree();
 
 	ADD(t, 4, MAIN, F, F, A);
-	cr_assert_eq(flat__focus(t, F, CT_CUMULATIVE, 0, 64, callers, callees), 0);
+	cr_assert_eq(flat__focus(t, F, CT_CUMULATIVE, 0, 64, 0, callers, callees), 0);
 	cr_assert_float_eq(calltree__weight(callers, CT_ROOT, CT_CUMULATIVE, 0), 4, 1e-9);
 	cr_assert_eq(calltree__nodes(callers), 2, "one caller: main (not f)");
 	cr_assert_neq(calltree__child(callees, CT_ROOT, F), CT_NONE, "the inner f is a callee");
@@ -133,7 +133,7 @@ Test(flat, callers_are_cut_at_the_depth_asked)
 	struct calltree *t = tree(), *callers = tree(), *callees = tree();
 
 	ADD(t, 2, MAIN, A, B, C);
-	cr_assert_eq(flat__focus(t, C, CT_CUMULATIVE, 0, 1, callers, callees), 0);
+	cr_assert_eq(flat__focus(t, C, CT_CUMULATIVE, 0, 1, 0, callers, callees), 0);
 	cr_assert_eq(calltree__max_depth(callers), 1, "b only, not a and main");
 	cr_assert_neq(calltree__child(callers, CT_ROOT, B), CT_NONE);
 	cr_assert_float_eq(calltree__weight(callers, CT_ROOT, CT_CUMULATIVE, 0), 2, 1e-9);
@@ -155,11 +155,29 @@ Test(flat, raw_stacks_with_the_lua_separator)
 	cr_assert_eq(flat__build(&f, t, CT_CUMULATIVE, 0, FLAT_BY_TOTAL), 0);
 	cr_assert_float_eq(row(&f, A)->total, 4, 1e-9, "once per stack");
 	cr_assert_float_eq(row(&f, LUA_SEP)->total, 4, 1e-9);
-	cr_assert_eq(flat__focus(t, A, CT_CUMULATIVE, 0, 64, callers, callees), 0);
+	cr_assert_eq(flat__focus(t, A, CT_CUMULATIVE, 0, 64, 0, callers, callees), 0);
 	cr_assert_neq(calltree__child(callers, CT_ROOT, LUA_SEP), CT_NONE);
 	cr_assert_neq(calltree__child(callers, CT_ROOT, MAIN), CT_NONE);
 	cr_assert_float_eq(calltree__weight(callees, CT_ROOT, CT_CUMULATIVE, 0), 4, 1e-9);
 	flat__free(&f);
+	calltree__delete(t);
+	calltree__delete(callers);
+	calltree__delete(callees);
+}
+
+Test(flat, callers_lighter_than_the_view_shows_go_no_higher)
+{
+	struct calltree *t = tree(), *callers = tree(), *callees = tree();
+
+	ADD(t, 90, MAIN, A, C);
+	ADD(t, 10, MAIN, B, C);
+	cr_assert_eq(flat__focus(t, C, CT_CUMULATIVE, 0, 64, 0.2, callers, callees), 0);
+	cr_assert_neq(calltree__child(callers, calltree__child(callers, CT_ROOT, A), MAIN),
+		      CT_NONE, "a's 90 samples: its caller too");
+	cr_assert_eq(calltree__child(callers, calltree__child(callers, CT_ROOT, B), MAIN),
+		     CT_NONE, "b's 10 samples, under 20% of c's 100: not followed further up");
+	cr_assert_float_eq(calltree__weight(callers, calltree__child(callers, CT_ROOT, B),
+					    CT_CUMULATIVE, 0), 10, 1e-9, "but b itself is there");
 	calltree__delete(t);
 	calltree__delete(callers);
 	calltree__delete(callees);
