@@ -350,7 +350,8 @@ static int check(const struct options *o, char *err, size_t errlen)
 	if (o->input)
 		return 0;
 	if (!o->npids && !o->cmd && !o->all && !o->ntids)
-		return fail(err, errlen, "no target: give -p PID, -- COMMAND or --all (try --help)");
+		return fail(err, errlen, "no target: give -p PID, --tid TID, -- COMMAND or --all "
+			    "(try --help)");
 	if (o->ntids && (o->cmd || o->all || o->children))
 		return fail(err, errlen, "--tid picks threads of -p PID's processes, or of its own: "
 			    "not with -- COMMAND, --all or --children");
