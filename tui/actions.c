@@ -318,25 +318,13 @@ static int act_fallback(struct ui *u)
 /* z: show copies of the trees (sampling fills the live ones), or live again. */
 static int act_freeze(struct ui *u)
 {
-	int failed = 0;
-
 	if (u->frozen_at) {
 		ui__thaw(u);
 		u->frozen_at = 0;
 		return RE_REDRAW;
 	}
 	/* Every event's trees: e switches between them while frozen. */
-	for (int e = 0; e < EV__COUNT; e++) {
-		struct calltree *const *live = u->feed->tree[e];
-
-		if (!live[0])
-			continue;
-		u->frozen[e][0] = calltree__clone(live[0]);
-		u->frozen[e][1] = live[1] == live[0] ? u->frozen[e][0] : calltree__clone(live[1]);
-		failed |= !u->frozen[e][0] || !u->frozen[e][1];
-	}
-	if (failed) {
-		ui__thaw(u);
+	if (ui__copy_trees(u, u->frozen)) {
 		ui__status(u, 1, "cannot freeze: out of memory");
 		return RE_REDRAW;
 	}
@@ -363,17 +351,12 @@ int actions__focus(struct ui *u, uint32_t frame)
 	return RE_REDRAW;
 }
 
-/* Forget the baseline. */
+/* Forget the baseline (free it when it is ours, not the feed's --diff tree). */
 static void drop_base(struct ui *u)
 {
-	for (int e = 0; e < EV__COUNT; e++) {
-		if (u->base_owned) {
-			if (u->base[e][1] != u->base[e][0])
-				calltree__delete(u->base[e][1]);
-			calltree__delete(u->base[e][0]);
-		}
-		u->base[e][0] = u->base[e][1] = NULL;
-	}
+	if (u->base_owned)
+		ui__free_trees(u->base);
+	memset(u->base, 0, sizeof(u->base));
 	u->base_owned = 0;
 	u->base_flat_of = NULL;
 }
@@ -381,28 +364,18 @@ static void drop_base(struct ui *u)
 /* b: take what the counts are now as the baseline of the diff, or drop it. */
 static int act_baseline(struct ui *u)
 {
-	int failed = 0, had = u->base[EV_CPU][0] || u->base[u->event][0];
+	int had = u->base[EV_CPU][0] || u->base[u->event][0];
 
 	drop_base(u);
 	if (had) {
 		ui__status(u, 0, "diff off");
 		return RE_REDRAW;
 	}
-	u->base_owned = 1;
-	for (int e = 0; e < EV__COUNT; e++) {
-		struct calltree *const *live = u->feed->tree[e];
-
-		if (!live[0])
-			continue;
-		u->base[e][0] = calltree__clone(live[0]);
-		u->base[e][1] = live[1] == live[0] ? u->base[e][0] : calltree__clone(live[1]);
-		failed |= !u->base[e][0] || !u->base[e][1];
-	}
-	if (failed) {
-		drop_base(u);
+	if (ui__copy_trees(u, u->base)) {
 		ui__status(u, 1, "cannot take a baseline: out of memory");
 		return RE_REDRAW;
 	}
+	u->base_owned = 1;
 	ui__status(u, 0, "baseline taken: frames show their change of share since (b again: off)");
 	return RE_REDRAW;
 }

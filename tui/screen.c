@@ -52,11 +52,7 @@ void screen__fini(struct ui *u)
 	free(u->threads);
 	free(u->tmark);
 	if (u->base_owned)
-		for (int e = 0; e < EV__COUNT; e++) {
-			if (u->base[e][1] != u->base[e][0])
-				calltree__delete(u->base[e][1]);
-			calltree__delete(u->base[e][0]);
-		}
+		ui__free_trees(u->base);
 	flat__free(&u->base_flat);
 	free(u->dpath);
 	calltree__delete(u->callers);

@@ -90,14 +90,37 @@ int ui__one_kind(const struct ui *u)
 	return u->feed->tree[u->event][0] == u->feed->tree[u->event][1];
 }
 
-void ui__thaw(struct ui *u)
+void ui__free_trees(struct calltree *t[EV__COUNT][2])
 {
 	for (int e = 0; e < EV__COUNT; e++) {
-		if (u->frozen[e][1] != u->frozen[e][0])
-			calltree__delete(u->frozen[e][1]);
-		calltree__delete(u->frozen[e][0]);
-		u->frozen[e][0] = u->frozen[e][1] = NULL;
+		if (t[e][1] != t[e][0])
+			calltree__delete(t[e][1]);
+		calltree__delete(t[e][0]);
+		t[e][0] = t[e][1] = NULL;
 	}
+}
+
+int ui__copy_trees(const struct ui *u, struct calltree *dst[EV__COUNT][2])
+{
+	int failed = 0;
+
+	for (int e = 0; e < EV__COUNT; e++) {
+		struct calltree *const *live = u->feed->tree[e];
+
+		if (!live[0])
+			continue;
+		dst[e][0] = calltree__clone(live[0]);
+		dst[e][1] = live[1] == live[0] ? dst[e][0] : calltree__clone(live[1]);
+		failed |= !dst[e][0] || !dst[e][1];
+	}
+	if (failed)
+		ui__free_trees(dst);
+	return failed ? -ENOMEM : 0;
+}
+
+void ui__thaw(struct ui *u)
+{
+	ui__free_trees(u->frozen);
 }
 
 const struct calltree *ui__base(const struct ui *u)
