@@ -8,7 +8,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-/* Make room for element n of size sz in *p (capacity *cap): 0 or -ENOMEM. */
+/* Make room for element n (and those before it) of size sz in *p (capacity
+** *cap), doubling as often as it takes: 0 or -ENOMEM. */
 static inline int grow__room(void **p, size_t *cap, size_t n, size_t sz)
 {
 	size_t c;
@@ -16,7 +17,9 @@ static inline int grow__room(void **p, size_t *cap, size_t n, size_t sz)
 
 	if (n < *cap)
 		return 0;
-	c = *cap ? *cap * 2 : 64;
+	for (c = *cap ? *cap * 2 : 64; c <= n; c *= 2)
+		if (c > SIZE_MAX / 2)
+			return -ENOMEM;
 	if (c > SIZE_MAX / sz)
 		return -ENOMEM;
 	q = realloc(*p, c * sz);

@@ -231,6 +231,13 @@ int main(int argc, char **argv)
 	actions__focus(&u, u.flat.n ? u.flat.rows[0].frame : 1);
 	run("callers/callees of the top function", &u, t, frames, 0, 0);
 	run("callers/callees, 300 new samples per frame", &u, t, frames, 0, 300);
+	/* Zoomed two levels into those callees: the trees are built finer. */
+	for (int i = 0; i < 2; i++) {
+		actions__do(&u, ACT_DOWN);
+		screen__draw(&u);
+	}
+	actions__do(&u, ACT_ZOOM_IN);
+	run("... zoomed 2 levels into the callees, 300 new", &u, t, frames, 0, 300);
 	actions__focus(&u, 1);	/* a frame on many paths */
 	run("callers/callees of frame 1", &u, t, frames, 0, 0);
 	run("callers/callees of frame 1, 300 new samples", &u, t, frames, 0, 300);

@@ -62,7 +62,9 @@ struct ct_node {
 struct calltree {
 	struct ct_node *node;
 	uint32_t n, cap;	/* nodes used / allocated */
-	uint32_t *slots;	/* node id + 1, 0 = empty; keyed by (parent, frame) */
+	uint64_t *slots;	/* keyed by (parent, frame): its hash << 32 | node id + 1;
+				** 0 = empty. The hash spares a probe the node's cache
+				** miss on a slot of another key. */
 	uint32_t mask;		/* number of slots - 1 */
 	uint32_t max_depth;	/* deepest node ever added since the last reset */
 	struct ct_bucket *ring;	/* span buckets; second s lives in ring[s % span] */
@@ -306,11 +308,14 @@ static uint32_t ct_lookup(const struct calltree *t, uint32_t parent, uint32_t fr
 {
 	uint32_t i;
 
-	for (i = ct_hash(parent, frame) & t->mask; t->slots[i]; i = (i + 1) & t->mask) {
-		const struct ct_node *nd = &t->node[t->slots[i] - 1];
+	uint32_t h = ct_hash(parent, frame);
 
-		if (nd->parent == parent && nd->frame == frame)
-			return t->slots[i] - 1;
+	for (i = h & t->mask; t->slots[i]; i = (i + 1) & t->mask) {
+		uint32_t id = (uint32_t)t->slots[i] - 1;
+
+		if ((uint32_t)(t->slots[i] >> 32) == h && t->node[id].parent == parent &&
+		    t->node[id].frame == frame)
+			return id;
 	}
 	if (slot)
 		*slot = i;
@@ -320,7 +325,8 @@ static uint32_t ct_lookup(const struct calltree *t, uint32_t parent, uint32_t fr
 /* Double the hash table. */
 static int ct_rehash(struct calltree *t)
 {
-	uint32_t nslots = (t->mask + 1) * 2, *s;
+	uint32_t nslots = (t->mask + 1) * 2;
+	uint64_t *s;
 
 	if (nslots < t->mask + 1)
 		return -ENOMEM;
@@ -334,16 +340,20 @@ static int ct_rehash(struct calltree *t)
 		uint32_t i;
 
 		ct_lookup(t, t->node[id].parent, t->node[id].frame, &i);
-		t->slots[i] = id + 1;
+		t->slots[i] = (uint64_t)ct_hash(t->node[id].parent, t->node[id].frame) << 32 |
+			      (id + 1);
 	}
 	return 0;
 }
 
-/* Create the child (parent, frame); its id, or CT_NONE on ENOMEM. */
-static uint32_t ct_newnode(struct calltree *t, uint32_t parent, uint32_t frame)
+/*
+** Create the child (parent, frame) in the empty slot its lookup ended at
+** (CT_NONE: not looked up); its id, or CT_NONE on ENOMEM.
+*/
+static uint32_t ct_newnode(struct calltree *t, uint32_t parent, uint32_t frame, uint32_t slot)
 {
 	struct ct_node *nd;
-	uint32_t id, slot;
+	uint32_t id;
 
 	if (t->n >= UINT32_MAX - 1)
 		return CT_NONE;
@@ -356,9 +366,13 @@ static uint32_t ct_newnode(struct calltree *t, uint32_t parent, uint32_t frame)
 		t->node = nd;
 		t->cap = cap;
 	}
-	if ((uint64_t)(t->n + 1) * 2 > (uint64_t)t->mask + 1 && ct_rehash(t))
-		return CT_NONE;
-	ct_lookup(t, parent, frame, &slot);
+	if ((uint64_t)(t->n + 1) * 2 > (uint64_t)t->mask + 1) {
+		if (ct_rehash(t))
+			return CT_NONE;
+		slot = CT_NONE;	/* the slots moved */
+	}
+	if (slot == CT_NONE)
+		ct_lookup(t, parent, frame, &slot);
 	id = t->n++;
 	nd = &t->node[id];
 	memset(nd, 0, sizeof(*nd));
@@ -370,7 +384,7 @@ static uint32_t ct_newnode(struct calltree *t, uint32_t parent, uint32_t frame)
 	t->node[parent].child = id;
 	if (nd->depth > t->max_depth)
 		t->max_depth = nd->depth;
-	t->slots[slot] = id + 1;
+	t->slots[slot] = (uint64_t)ct_hash(parent, frame) << 32 | (id + 1);
 	return id;
 }
 
@@ -396,9 +410,9 @@ int calltree__add_marked(struct calltree *t, const uint32_t *frames, const uint8
 	if (!count)
 		return 0;
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t c = ct_lookup(t, x, frames[i], NULL);
+		uint32_t slot, c = ct_lookup(t, x, frames[i], &slot);
 
-		if (c == CT_NONE && (c = ct_newnode(t, x, frames[i])) == CT_NONE)
+		if (c == CT_NONE && (c = ct_newnode(t, x, frames[i], slot)) == CT_NONE)
 			return -ENOMEM;	/* the new nodes keep zero counts: invisible */
 		x = c;
 	}
@@ -439,12 +453,12 @@ int calltree__add_marked(struct calltree *t, const uint32_t *frames, const uint8
 
 uint32_t calltree__child_add(struct calltree *t, uint32_t node, uint32_t frame)
 {
-	uint32_t c;
+	uint32_t c, slot;
 
 	if (node >= t->n)
 		return CT_NONE;
-	c = ct_lookup(t, node, frame, NULL);
-	return c != CT_NONE ? c : ct_newnode(t, node, frame);
+	c = ct_lookup(t, node, frame, &slot);
+	return c != CT_NONE ? c : ct_newnode(t, node, frame, slot);
 }
 
 void calltree__bump(struct calltree *t, uint32_t node, uint64_t count)
@@ -610,6 +624,71 @@ double calltree__self(const struct calltree *t, uint32_t node, enum ct_window w,
 	for (uint32_t c = t->node[node].child; c != CT_NONE; c = t->node[c].next)
 		s -= t->node[c].dec[fb];
 	return s > 0 ? s * t->scale : 0;
+}
+
+/* Room for n nodes in every column of c. */
+static int ct_columns_room(struct ct_columns *c, uint32_t n)
+{
+	size_t cap = c->cap;
+	void *p[5];
+	size_t sz[5] = { sizeof(*c->frame), sizeof(*c->parent), sizeof(*c->weight),
+			 sizeof(*c->kid0), sizeof(*c->kids) };
+	void **col[5] = { (void **)&c->frame, (void **)&c->parent, (void **)&c->weight,
+			  (void **)&c->kid0, (void **)&c->kids };
+
+	if ((size_t)n + 1 <= cap)
+		return 0;
+	cap = (size_t)n + 1 + n / 2;
+	for (int i = 0; i < 5; i++) {
+		if (!(p[i] = realloc(*col[i], cap * sz[i])))
+			return -ENOMEM;
+		*col[i] = p[i];
+	}
+	c->cap = cap;
+	return 0;
+}
+
+/* The columns of t in window w. */
+int calltree__columns(const struct calltree *t, enum ct_window w, int fallback_only,
+		      struct ct_columns *c)
+{
+	int fb = !!fallback_only;
+	uint32_t n = t->n, kids;
+
+	if (ct_columns_room(c, n))
+		return -ENOMEM;
+	c->n = n;
+	memset(c->kid0, 0, ((size_t)n + 1) * sizeof(*c->kid0));
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ct_node *nd = &t->node[i];
+
+		c->frame[i] = nd->frame;
+		c->parent[i] = nd->parent;
+		c->weight[i] = w == CT_DECAY ? nd->dec[fb] * t->scale : (double)ct_count(nd, w, fb);
+		if (i && c->weight[i] > 0)
+			c->kid0[nd->parent + 1]++;
+	}
+	for (uint32_t i = 0; i < n; i++)	/* counts to ends: kid0[p + 1] ends p's */
+		c->kid0[i + 1] += c->kid0[i];
+	kids = c->kid0[n];
+	/* Fill each node's slots from its end, the newest child last placed and
+	** so first: kid0[p + 1] ends as p's start, moved to kid0[p] after. */
+	for (uint32_t i = 1; i < n; i++)
+		if (c->weight[i] > 0)
+			c->kids[--c->kid0[c->parent[i] + 1]] = i;
+	memmove(c->kid0, c->kid0 + 1, (size_t)n * sizeof(*c->kid0));
+	c->kid0[n] = kids;
+	return 0;
+}
+
+void calltree__columns_free(struct ct_columns *c)
+{
+	free(c->frame);
+	free(c->parent);
+	free(c->weight);
+	free(c->kid0);
+	free(c->kids);
+	memset(c, 0, sizeof(*c));
 }
 
 /* Frames from the root to node. */

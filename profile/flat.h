@@ -27,6 +27,9 @@ struct flat {
 	double *self, *total;	/* scratch by frame id */
 	uint32_t *onpath;	/* ... how often the frame is on the path being walked */
 	uint32_t nframes;	/* entries in the scratch arrays */
+	struct ct_columns cols;	/* the tree walked, read in one pass */
+	uint32_t *walk;		/* the walk's path: node and next child by depth */
+	size_t capwalk;
 };
 
 /*
@@ -46,12 +49,16 @@ void flat__free(struct flat *f);
 ** outermost place on each: a recursion's inner calls are callees), with the
 ** weights of t in window w: callees is rooted at frame's callees (its root
 ** weighs frame's total), callers at its immediate callers, each followed by
-** their callers, up to depth callers; a callers node lighter than min (a share
-** of frame's total, e.g. an eighth of a cell of the view) is not followed further up (what a view can show: it bounds the work for a frame on
-** very many paths; 0 follows all). Both are reset first; their counts are t's
-** weights rounded, in their CT_CUMULATIVE window only. 0 or -ENOMEM.
+** their callers, up to depth callers. A node lighter than min (a share of
+** frame's total, e.g. an eighth of a cell of the view) is made but not
+** followed further (0 follows all): the view cannot show it, and this bounds
+** the work for a frame near the root or on very many paths. Both trees are
+** reset first; their counts are t's weights rounded, in their CT_CUMULATIVE
+** window only. scratch is a flat table's room for the walk (its rows are left
+** alone). 0 or -ENOMEM.
 */
-int flat__focus(const struct calltree *t, uint32_t frame, enum ct_window w, int fallback_only,
-		uint32_t depth, double min, struct calltree *callers, struct calltree *callees);
+int flat__focus(struct flat *scratch, const struct calltree *t, uint32_t frame, enum ct_window w,
+		int fallback_only, uint32_t depth, double min, struct calltree *callers,
+		struct calltree *callees);
 
 #endif

@@ -286,11 +286,28 @@ static void relayout_top(struct ui *u, const struct calltree *t)
 		u->row_first = u->row - rows + 1;
 }
 
+/*
+** The lightest share of the function a box of the focus view can show: an
+** eighth of a cell of the zoom root, which the callees built last tell (the
+** trees are built no lighter, so zooming in builds them again, finer).
+*/
+static double focus_min(const struct ui *u)
+{
+	double all = calltree__weight(u->callees, CT_ROOT, CT_CUMULATIVE, 0), zoom = all;
+
+	if (u->zoom.n && all > 0)
+		zoom = calltree__weight(u->callees, calltree__find(u->callees, u->zoom.v,
+								   u->zoom.n, NULL),
+					CT_CUMULATIVE, 0);
+	return (all > 0 ? zoom / all : 1) / ((u->cols > 0 ? u->cols : 1) * LAYOUT_SUB);
+}
+
 /* UI_FOCUS: the callers and callees of u->focus in the shown tree; the callees
 ** are the tree the icicle's keys move in, the callers drawn above it. */
 static const struct calltree *relayout_focus(struct ui *u, const struct calltree *t)
 {
 	struct layout_req r;
+	double min;
 
 	if (!u->callers)
 		u->callers = calltree__new(CT_SPAN_DEFAULT, CT_HALF_DEFAULT);
@@ -301,13 +318,15 @@ static const struct calltree *relayout_focus(struct ui *u, const struct calltree
 		return t;
 	}
 	u->up_h = u->body_h / 2;
-	if (!still(&u->built_focus, u, t, u->focus) &&
-	    flat__focus(t, u->focus, u->window, u->fb_only, (uint32_t)u->up_h + 1,
-			1.0 / ((u->cols > 0 ? u->cols : 1) * LAYOUT_SUB),	/* 1/8 cell */
-			u->callers, u->callees)) {
-		u->built_focus.t = NULL;
-		ui__status(u, 1, "out of memory");
-		return t;
+	min = focus_min(u);
+	if (!still(&u->built_focus, u, t, u->focus) || min < u->focus_min) {
+		u->focus_min = min;
+		if (flat__focus(&u->flat, t, u->focus, u->window, u->fb_only,
+				(uint32_t)u->up_h + 1, min, u->callers, u->callees)) {
+			u->built_focus.t = NULL;
+			ui__status(u, 1, "out of memory");
+			return t;
+		}
 	}
 	/* The callers' root is the function itself, which the callees' root shows. */
 	r = (struct layout_req){ .tree = u->callers, .top = CT_ROOT, .window = CT_CUMULATIVE,

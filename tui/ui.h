@@ -94,6 +94,7 @@ struct ui {
 					/* what the table and the focus trees were
 					   built of: rebuilt only when it changed */
 	uint32_t focus_zdepth;		/* ... and its zoom stack's depth */
+	double focus_min;		/* the focus trees' lightest share expanded */
 
 	/* What is on screen, worked out again at every refresh (ui__relayout). */
 	const struct calltree *tree;	/* shown: live or frozen, merged or raw; the

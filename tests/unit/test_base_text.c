@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "base/text.h"
 
 static const char *safe(const char *in, size_t outsz, unsigned flags)
@@ -43,4 +44,19 @@ Test(base_text, truncates_on_character_boundaries)
 	cr_assert_eq(text__safe(NULL, out, sizeof(out), 0), 0);
 	cr_assert_str_eq(out, "");
 	cr_assert_eq(text__safe("abc", out, 0, 0), 0);
+}
+
+/* grow__room makes room for any element, not only the next one. */
+Test(base_grow, room_for_a_far_element)
+{
+	uint32_t *v = NULL;
+	size_t cap = 0;
+
+	cr_assert_eq(grow__room((void **)&v, &cap, 1000, sizeof(*v)), 0);
+	cr_assert_gt(cap, 1000);
+	v[1000] = 7;
+	cr_assert_eq(grow__room((void **)&v, &cap, 5000, sizeof(*v)), 0);
+	cr_assert_gt(cap, 5000);
+	cr_assert_eq(v[1000], 7);
+	free(v);
 }

@@ -516,3 +516,36 @@ Test(calltree, folded_round_trip_through_a_file)
 	stacktab__delete(st);
 	frametab__delete(ft);
 }
+
+/* The columns are the nodes by id, children linked newest first, weightless
+** nodes left out (the sliding window has forgotten the old sample). */
+Test(calltree, columns_by_node_with_children_of_weight)
+{
+	struct calltree *t = calltree__new(2, 10.0);
+	struct ct_columns c = { 0 };
+	uint32_t a, b, d;
+
+	cr_assert_not_null(t);
+	cr_assert_eq(calltree__add(t, (uint32_t[]){ 1, 2 }, 2, 1, 1000000000ull, 0), 0);
+	cr_assert_eq(calltree__add(t, (uint32_t[]){ 1, 3 }, 2, 2, 5000000000ull, 0), 0);
+	cr_assert_eq(calltree__add(t, (uint32_t[]){ 4 }, 1, 3, 5000000000ull, 0), 0);
+	a = calltree__child(t, CT_ROOT, 1);
+	b = calltree__child(t, a, 2);
+	d = calltree__child(t, a, 3);
+	cr_assert_eq(calltree__columns(t, CT_CUMULATIVE, 0, &c), 0);
+	cr_assert_eq(c.n, calltree__nodes(t));
+	cr_assert_eq(c.frame[d], 3);
+	cr_assert_eq(c.parent[d], a);
+	cr_assert_float_eq(c.weight[a], 3, 1e-9);
+	cr_assert_eq(c.kid0[a + 1] - c.kid0[a], 2);
+	cr_assert_eq(c.kids[c.kid0[a]], d, "newest first");
+	cr_assert_eq(c.kids[c.kid0[a] + 1], b);
+	cr_assert_eq(c.kid0[CT_ROOT + 1] - c.kid0[CT_ROOT], 2);
+	cr_assert_eq(calltree__columns(t, CT_SLIDING, 0, &c), 0);
+	cr_assert_float_eq(c.weight[b], 0, 1e-9);
+	cr_assert_eq(c.kid0[a + 1] - c.kid0[a], 1, "b is out of the window");
+	cr_assert_eq(c.kids[c.kid0[a]], d);
+	cr_assert_eq(c.kid0[c.n], c.n - 2, "every node but the root and b");
+	calltree__columns_free(&c);
+	calltree__delete(t);
+}

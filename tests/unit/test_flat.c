@@ -92,11 +92,12 @@ Test(flat, fallback_only_and_windows)
 Test(flat, callers_and_callees_of_a_frame_on_two_paths)
 {
 	struct calltree *t = tree(), *callers = tree(), *callees = tree();
+	struct flat scratch = { 0 };
 
 	ADD(t, 6, MAIN, A, C);		/* c called from a: 6 */
 	ADD(t, 4, MAIN, B, C, F);	/* ... from b: 4, calling f */
 	ADD(t, 5, MAIN, B);
-	cr_assert_eq(flat__focus(t, C, CT_CUMULATIVE, 0, 64, 0, callers, callees), 0);
+	cr_assert_eq(flat__focus(&scratch, t, C, CT_CUMULATIVE, 0, 64, 0, callers, callees), 0);
 	cr_assert_float_eq(calltree__weight(callers, CT_ROOT, CT_CUMULATIVE, 0), 10, 1e-9);
 	cr_assert_float_eq(calltree__weight(callers, calltree__child(callers, CT_ROOT, A),
 					    CT_CUMULATIVE, 0), 6, 1e-9);
@@ -110,35 +111,40 @@ Test(flat, callers_and_callees_of_a_frame_on_two_paths)
 					    CT_CUMULATIVE, 0), 4, 1e-9);
 	calltree__delete(t);
 	calltree__delete(callers);
+	flat__free(&scratch);
 	calltree__delete(callees);
 }
 
 Test(flat, focus_on_a_recursion_takes_its_outermost_place)
 {
 	struct calltree *t = tree(), *callers = tree(), *callees = tree();
+	struct flat scratch = { 0 };
 
 	ADD(t, 4, MAIN, F, F, A);
-	cr_assert_eq(flat__focus(t, F, CT_CUMULATIVE, 0, 64, 0, callers, callees), 0);
+	cr_assert_eq(flat__focus(&scratch, t, F, CT_CUMULATIVE, 0, 64, 0, callers, callees), 0);
 	cr_assert_float_eq(calltree__weight(callers, CT_ROOT, CT_CUMULATIVE, 0), 4, 1e-9);
 	cr_assert_eq(calltree__nodes(callers), 2, "one caller: main (not f)");
 	cr_assert_neq(calltree__child(callees, CT_ROOT, F), CT_NONE, "the inner f is a callee");
 	cr_assert_float_eq(calltree__weight(callees, CT_ROOT, CT_CUMULATIVE, 0), 4, 1e-9);
 	calltree__delete(t);
 	calltree__delete(callers);
+	flat__free(&scratch);
 	calltree__delete(callees);
 }
 
 Test(flat, callers_are_cut_at_the_depth_asked)
 {
 	struct calltree *t = tree(), *callers = tree(), *callees = tree();
+	struct flat scratch = { 0 };
 
 	ADD(t, 2, MAIN, A, B, C);
-	cr_assert_eq(flat__focus(t, C, CT_CUMULATIVE, 0, 1, 0, callers, callees), 0);
+	cr_assert_eq(flat__focus(&scratch, t, C, CT_CUMULATIVE, 0, 1, 0, callers, callees), 0);
 	cr_assert_eq(calltree__max_depth(callers), 1, "b only, not a and main");
 	cr_assert_neq(calltree__child(callers, CT_ROOT, B), CT_NONE);
 	cr_assert_float_eq(calltree__weight(callers, CT_ROOT, CT_CUMULATIVE, 0), 2, 1e-9);
 	calltree__delete(t);
 	calltree__delete(callers);
+	flat__free(&scratch);
 	calltree__delete(callees);
 }
 
@@ -148,6 +154,7 @@ Test(flat, raw_stacks_with_the_lua_separator)
 {
 	enum { VM = 20, LUA_SEP = 21 };
 	struct calltree *t = tree(), *callers = tree(), *callees = tree();
+	struct flat scratch = { 0 };
 	struct flat f = { 0 };
 
 	ADD(t, 3, MAIN, VM, LUA_SEP, A, F);
@@ -155,29 +162,62 @@ Test(flat, raw_stacks_with_the_lua_separator)
 	cr_assert_eq(flat__build(&f, t, CT_CUMULATIVE, 0, FLAT_BY_TOTAL), 0);
 	cr_assert_float_eq(row(&f, A)->total, 4, 1e-9, "once per stack");
 	cr_assert_float_eq(row(&f, LUA_SEP)->total, 4, 1e-9);
-	cr_assert_eq(flat__focus(t, A, CT_CUMULATIVE, 0, 64, 0, callers, callees), 0);
+	cr_assert_eq(flat__focus(&scratch, t, A, CT_CUMULATIVE, 0, 64, 0, callers, callees), 0);
 	cr_assert_neq(calltree__child(callers, CT_ROOT, LUA_SEP), CT_NONE);
 	cr_assert_neq(calltree__child(callers, CT_ROOT, MAIN), CT_NONE);
 	cr_assert_float_eq(calltree__weight(callees, CT_ROOT, CT_CUMULATIVE, 0), 4, 1e-9);
 	flat__free(&f);
 	calltree__delete(t);
 	calltree__delete(callers);
+	flat__free(&scratch);
 	calltree__delete(callees);
 }
 
 Test(flat, callers_lighter_than_the_view_shows_go_no_higher)
 {
 	struct calltree *t = tree(), *callers = tree(), *callees = tree();
+	struct flat scratch = { 0 };
 
 	ADD(t, 90, MAIN, A, C);
 	ADD(t, 10, MAIN, B, C);
-	cr_assert_eq(flat__focus(t, C, CT_CUMULATIVE, 0, 64, 0.2, callers, callees), 0);
+	cr_assert_eq(flat__focus(&scratch, t, C, CT_CUMULATIVE, 0, 64, 0.2, callers, callees), 0);
 	cr_assert_neq(calltree__child(callers, calltree__child(callers, CT_ROOT, A), MAIN),
 		      CT_NONE, "a's 90 samples: its caller too");
 	cr_assert_eq(calltree__child(callers, calltree__child(callers, CT_ROOT, B), MAIN),
 		     CT_NONE, "b's 10 samples, under 20% of c's 100: not followed further up");
 	cr_assert_float_eq(calltree__weight(callers, calltree__child(callers, CT_ROOT, B),
 					    CT_CUMULATIVE, 0), 10, 1e-9, "but b itself is there");
+	calltree__delete(t);
+	calltree__delete(callers);
+	flat__free(&scratch);
+	calltree__delete(callees);
+}
+
+/* A callee light on each path but heavy merged is followed; one light
+** merged is made but not followed (the view could not show below it). */
+Test(flat, callees_are_pruned_by_their_merged_weight)
+{
+	struct calltree *t = tree(), *callers = tree(), *callees = tree();
+	struct flat scratch = { 0 };
+	uint32_t f, a;
+
+	ADD(t, 3, MAIN, A, C, F, B);
+	ADD(t, 3, MAIN, B, C, F, B);
+	ADD(t, 4, MAIN, A, C);
+	ADD(t, 1, MAIN, A, C, A, F);
+	/* c weighs 11; min 0.5 of it is 5.5: f (3 + 3 merged) goes on, a (1) stops */
+	cr_assert_eq(flat__focus(&scratch, t, C, CT_CUMULATIVE, 0, 64, 0.5, callers, callees), 0);
+	f = calltree__child(callees, CT_ROOT, F);
+	a = calltree__child(callees, CT_ROOT, A);
+	cr_assert_float_eq(calltree__weight(callees, f, CT_CUMULATIVE, 0), 6, 1e-9);
+	cr_assert_float_eq(calltree__weight(callees, calltree__child(callees, f, B),
+					    CT_CUMULATIVE, 0), 6, 1e-9, "below the merged f");
+	cr_assert_float_eq(calltree__weight(callees, a, CT_CUMULATIVE, 0), 1, 1e-9);
+	cr_assert_eq(calltree__first(callees, a), CT_NONE, "a is too light to follow");
+	cr_assert_eq(flat__focus(&scratch, t, C, CT_CUMULATIVE, 0, 64, 0, callers, callees), 0);
+	a = calltree__child(callees, CT_ROOT, A);
+	cr_assert_neq(calltree__child(callees, a, F), CT_NONE, "min 0 follows all");
+	flat__free(&scratch);
 	calltree__delete(t);
 	calltree__delete(callers);
 	calltree__delete(callees);
