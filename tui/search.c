@@ -120,12 +120,31 @@ void search__update(struct ui *u)
 	u->search.weight = w;
 }
 
-/* Select the next or previous match on screen, in reading order, wrapping. */
+/* The Top table's next or previous matching row, wrapping. */
+static int step_rows(struct ui *u, int dir)
+{
+	long n = (long)u->flat.n;
+
+	for (long k = 1; k <= n; k++) {
+		long i = (((long)u->row + (dir > 0 ? k : -k)) % n + n) % n;
+
+		if (search__frame(u, u->flat.rows[i].frame)) {
+			u->row = (uint32_t)i;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* Select the next or previous match on screen, in reading order, wrapping
+** (in the Top table: the next matching row). */
 int search__step(struct ui *u, int dir)
 {
 	const struct layout *l = &u->lay;
 	int cur = layout__find(l, u->sel), n = (int)l->n;
 
+	if (u->search.on && u->mode == UI_TOP)
+		return step_rows(u, dir);
 	if (!u->search.on || !n)
 		return -ENOENT;
 	if (cur < 0)

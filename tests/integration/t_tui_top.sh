@@ -2,7 +2,8 @@
 # split.lua burns CPU in five, three and two in a 5:3:2 ratio: t shows the Top
 # table with them in that order, their self shares within 3 points of 50/30/20 of
 # their sum; Enter on the first row opens its callers and callees (the main
-# chunk calls it); Esc returns to the table, t to the icicle. callers.lua calls
+# chunk calls it); Esc returns to the table; /^two selects two's row, and Enter
+# opens two's; t returns to the icicle. callers.lua calls
 # leaf from from_a and from_b in a 3:1 ratio: c on leaf shows both callers, with
 # 75% and 25% of leaf's time within 5 points.
 . "$TOP/tests/integration/tmux.sh"
@@ -35,6 +36,14 @@ tui_keys z
 tui_keys g Enter
 tui_wait ' CALLERS / CALLEES '
 tui_wait 'split\.lua:0 100\.0%'
+tui_keys Escape
+tui_wait ' TOP '
+tui_type '/^two'	# the search selects the matching row: Enter opens it
+tui_keys Enter
+tui_keys Enter
+tui_wait ' CALLERS / CALLEES '
+tui_wait 'two \(split\.lua:[0-9]+\) '
+! tui_screen | grep -q 'five (split' || fail "two's callers/callees show five: $(tui_screen)"
 tui_keys Escape
 tui_wait ' TOP '
 tui_keys t
