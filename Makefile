@@ -28,7 +28,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 WARN       := -Wall -Wextra -Werror -Wmissing-prototypes -Wno-unused-parameter
-CFLAGS     ?= -O2 -g
+CFLAGS     ?= -O2 -g -flto=auto
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -DLUATOP_VERSION='"$(VERSION)"' \
               -I. -I$(OUT) -MMD -MP
 LDLIBS     := -lbpf -lelf -lz -lncursesw -ltinfo -lm

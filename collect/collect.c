@@ -399,12 +399,13 @@ const struct collect_site *collector__site(const struct collector *c, uint32_t f
 /* The frame of a native address of pid (0: a kernel address), named once. */
 static uint32_t native_frame(struct collector *c, int32_t pid, uint64_t addr)
 {
-	struct symbol sym = { 0 };
+	struct symbol sym;
 	uint32_t id;
 	int named;
 
 	if (framecache__get(c->cache, pid, addr, &id))
 		return id;
+	memset(&sym, 0, sizeof(sym));	/* not before: most frames are known */
 	if (pid)
 		named = symbolizer__user(c->sym, pid, addr, &sym) == 0;
 	else
@@ -582,9 +583,9 @@ static void gather(struct collector *c, const struct lt_sample *s, struct mg_inp
 			seg_end = i;
 			break;
 		}
-	for (unsigned i = 0; i < nl; i++) {
+	for (unsigned i = 0, in_trace = sample__vm_state(s) == VM_JIT; i < nl; i++) {
 		unsigned leaf_i = nl - 1 - i;
-		int jit = sample__vm_state(s) == VM_JIT && leaf_i < seg_end;
+		int jit = in_trace && leaf_i < seg_end;
 
 		c->lua_root_first[i] = c->lua_leaf_first[leaf_i];
 		c->lua[i] = lua_frame(c, (int)s->tgid, c->lua_leaf_first, nl, leaf_i);

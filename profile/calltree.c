@@ -14,6 +14,11 @@
 **   dec  counts scaled by 2^((t - t0)/H) when added, so one factor
 **        2^(-(now - t0)/H) decays them all when read; before the factors grow
 **        past 2^64, t0 moves forward and every node is rescaled.
+**
+** An add counts its samples at the leaf only, in a pending entry per leaf;
+** they are carried up the leaf's path (settled) when counts are next read, or
+** before the window or the decay changes: once per refresh or second for all
+** the samples of a leaf, not once per sample along its whole path.
 */
 
 #include <errno.h>
@@ -22,9 +27,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "profile/calltree.h"
 
 #define NS		1000000000ull
+#define MS		1000000ull
 #define RESCALE_EXP	64.0	/* rescale decay sums when 2^((t-t0)/H) passes 2^64 */
 #define SLOTS_MIN	1024u
 #define NODES_MIN	256u
@@ -55,6 +62,7 @@ struct ct_node {
 	uint64_t cum[2];	/* samples, fallback samples: since the start */
 	uint64_t marked[CT_MARKS];	/* samples with each mark, since the start */
 	uint32_t trace;		/* the JIT trace its latest JIT sample ran in; 0: none */
+	uint32_t pidx;		/* its pending entry's index + 1; 0: none */
 	uint64_t win[2];	/* the same, in the sliding window */
 	double dec[2];		/* the same, decaying, scaled by 2^((t - t0)/H) */
 };
@@ -74,7 +82,15 @@ struct calltree {
 	uint64_t now;		/* clock, ns: the latest sample time or advance() */
 	uint64_t head;		/* now / NS: the newest second in the ring */
 	uint64_t t0;		/* decay reference time, ns */
-	double scale;		/* 2^(-(now - t0)/H) */
+	double scale;		/* 2^(-(now - t0)/H), worked out at most once a ms: */
+	uint64_t scale_ms;	/* ... at now / 1 ms (a decay error below 1e-4) */
+	/* The path last added: its frames and nodes. The next sample mostly
+	** shares a prefix with it, whose nodes need no lookup. */
+	struct ct_step { uint32_t frame, node; } *last;
+	size_t last_n, last_cap;
+	/* Samples added since the counts were last settled, by leaf. */
+	struct ct_pend { uint32_t node; uint64_t cum[2], win[2]; double dec[2]; } *pend;
+	size_t npend, cappend;
 };
 
 /* -- Helpers ------------------------------------------------------------ */
@@ -114,6 +130,55 @@ static void ct_init_root(struct calltree *t)
 	t->node[0].parent = t->node[0].child = t->node[0].next = CT_NONE;
 	t->n = 1;
 	t->max_depth = 0;
+	t->last_n = 0;
+	t->npend = 0;
+}
+
+/* Carry the pending samples up their leaves' paths. */
+static void ct_settle(struct calltree *t)
+{
+	for (size_t i = 0; i < t->npend; i++) {
+		const struct ct_pend *p = &t->pend[i];
+
+		t->node[p->node].pidx = 0;
+		for (uint32_t x = p->node; x != CT_NONE; x = t->node[x].parent) {
+			struct ct_node *nd = &t->node[x];
+
+			nd->cum[0] = sat_add(nd->cum[0], p->cum[0]);
+			nd->cum[1] = sat_add(nd->cum[1], p->cum[1]);
+			nd->win[0] = sat_add(nd->win[0], p->win[0]);
+			nd->win[1] = sat_add(nd->win[1], p->win[1]);
+			nd->dec[0] += p->dec[0];
+			nd->dec[1] += p->dec[1];
+		}
+	}
+	t->npend = 0;
+}
+
+/*
+** The counts of a tree being read, settled: a read of a const tree may carry
+** its pending samples (the tree is the caller's, never a const object).
+*/
+static const struct calltree *ct_read(const struct calltree *t)
+{
+	if (t->npend)
+		ct_settle((struct calltree *)t);
+	return t;
+}
+
+/* The pending entry of leaf, made if new; NULL on ENOMEM. */
+static struct ct_pend *ct_pending(struct calltree *t, uint32_t leaf)
+{
+	struct ct_node *nd = &t->node[leaf];
+
+	if (nd->pidx)
+		return &t->pend[nd->pidx - 1];
+	if (t->npend >= UINT32_MAX - 1 ||
+	    grow__room((void **)&t->pend, &t->cappend, t->npend, sizeof(*t->pend)))
+		return NULL;
+	t->pend[t->npend] = (struct ct_pend){ .node = leaf };
+	nd->pidx = (uint32_t)++t->npend;
+	return &t->pend[t->npend - 1];
 }
 
 /* -- Lifetime ----------------------------------------------------------- */
@@ -165,6 +230,8 @@ void calltree__delete(struct calltree *t)
 	free(t->node);
 	free(t->slots);
 	ct_free_ring(t->ring, t->span);
+	free(t->last);
+	free(t->pend);
 	free(t);
 }
 
@@ -175,7 +242,11 @@ struct calltree *calltree__clone(const struct calltree *t)
 
 	if (!c)
 		return NULL;
-	*c = *t;
+	*c = *ct_read(t);
+	c->last = NULL;	/* the copy starts without a last path */
+	c->last_n = c->last_cap = 0;
+	c->pend = NULL;	/* ... and with its counts settled */
+	c->cappend = 0;
 	c->cap = t->n;
 	c->node = malloc((size_t)c->cap * sizeof(*c->node));
 	c->slots = malloc(((size_t)t->mask + 1) * sizeof(*c->slots));
@@ -209,6 +280,7 @@ struct calltree *calltree__clone(const struct calltree *t)
 /* Subtract a bucket's deltas from the window counts and empty it. */
 static void ct_expire(struct calltree *t, struct ct_bucket *b)
 {
+	ct_settle(t);	/* the counts subtracted from must hold them */
 	for (uint32_t i = 0; i < b->n; i++) {
 		const struct ct_delta *d = &b->v[i];
 
@@ -231,6 +303,7 @@ static void ct_clock(struct calltree *t, uint64_t time)
 		t->now = t->t0 = time;
 		t->head = sec;
 		t->scale = 1;
+		t->scale_ms = time / MS;
 		return;
 	}
 	if (time <= t->now)
@@ -249,7 +322,10 @@ static void ct_clock(struct calltree *t, uint64_t time)
 		t->head = sec;
 	}
 	t->now = time;
-	t->scale = ct_factor(t, t->t0, t->now);
+	if (time / MS != t->scale_ms) {
+		t->scale = ct_factor(t, t->t0, t->now);
+		t->scale_ms = time / MS;
+	}
 }
 
 /* Make room for leaf's delta in the bucket of second sec; NULL on ENOMEM. */
@@ -292,12 +368,14 @@ static void ct_rescale(struct calltree *t, uint64_t time)
 {
 	double f = ct_factor(t, t->t0, time);
 
+	ct_settle(t);
 	for (uint32_t i = 0; i < t->n; i++) {
 		t->node[i].dec[0] *= f;
 		t->node[i].dec[1] *= f;
 	}
 	t->t0 = time;
 	t->scale = ct_factor(t, t->t0, t->now);
+	t->scale_ms = t->now / MS;
 }
 
 /* -- Nodes and adding --------------------------------------------------- */
@@ -388,6 +466,34 @@ static uint32_t ct_newnode(struct calltree *t, uint32_t parent, uint32_t frame, 
 	return id;
 }
 
+/*
+** The node at frames[0..n), made if new (CT_NONE on ENOMEM): the prefix it
+** shares with the path added last is found without a lookup.
+*/
+static uint32_t ct_descend(struct calltree *t, const uint32_t *frames, uint32_t n)
+{
+	uint32_t x = CT_ROOT, i = 0;
+
+	while (i < n && i < t->last_n && t->last[i].frame == frames[i])
+		i++;
+	if (i)
+		x = t->last[i - 1].node;
+	if (grow__room((void **)&t->last, &t->last_cap, n, sizeof(*t->last)))
+		return CT_NONE;
+	for (; i < n; i++) {
+		uint32_t slot, c = ct_lookup(t, x, frames[i], &slot);
+
+		if (c == CT_NONE && (c = ct_newnode(t, x, frames[i], slot)) == CT_NONE) {
+			t->last_n = i;	/* what is known still holds */
+			return CT_NONE;
+		}
+		x = c;
+		t->last[i] = (struct ct_step){ frames[i], x };
+	}
+	t->last_n = n;
+	return x;
+}
+
 /* Add count samples of frames[0..n) at time_ns. */
 int calltree__add(struct calltree *t, const uint32_t *frames, uint32_t n, uint64_t count,
 		  uint64_t time_ns, unsigned flags)
@@ -402,20 +508,16 @@ int calltree__add_marked(struct calltree *t, const uint32_t *frames, const uint8
 {
 	uint64_t fb = flags & CT_FALLBACK ? count : 0, sec = time_ns / NS;
 	struct ct_delta *d = NULL;
-	uint32_t x = CT_ROOT;
+	struct ct_pend *p;
+	uint32_t x;
 	double f;
 
 	if (n && !frames)
 		return -EINVAL;
 	if (!count)
 		return 0;
-	for (uint32_t i = 0; i < n; i++) {
-		uint32_t slot, c = ct_lookup(t, x, frames[i], &slot);
-
-		if (c == CT_NONE && (c = ct_newnode(t, x, frames[i], slot)) == CT_NONE)
-			return -ENOMEM;	/* the new nodes keep zero counts: invisible */
-		x = c;
-	}
+	if ((x = ct_descend(t, frames, n)) == CT_NONE)
+		return -ENOMEM;	/* the new nodes keep zero counts: invisible */
 	ct_clock(t, time_ns);
 	if (sec + t->span > t->head) {	/* within (head - span, head] */
 		d = ct_delta(t, x, sec);
@@ -424,29 +526,31 @@ int calltree__add_marked(struct calltree *t, const uint32_t *frames, const uint8
 		d->count = sat_add(d->count, count);
 		d->fb = sat_add(d->fb, fb);
 	}
-	f = ct_factor(t, time_ns, t->t0);
+	/* In the clock's millisecond (the usual case) the factor is the scale's inverse. */
+	f = time_ns / MS == t->scale_ms ? 1 / t->scale : ct_factor(t, time_ns, t->t0);
 	if (f > exp2(RESCALE_EXP)) {
 		ct_rescale(t, time_ns);
 		f = 1;
 	}
-	for (uint32_t i = n; x != CT_NONE; x = t->node[x].parent, i--) {
-		struct ct_node *nd = &t->node[x];
+	if (!(p = ct_pending(t, x)))
+		return -ENOMEM;
+	p->cum[0] = sat_add(p->cum[0], count);
+	p->cum[1] = sat_add(p->cum[1], fb);
+	p->dec[0] += (double)count * f;
+	p->dec[1] += (double)fb * f;
+	if (d) {
+		p->win[0] = sat_add(p->win[0], count);
+		p->win[1] = sat_add(p->win[1], fb);
+	}
+	for (uint32_t i = 0; marks && i < n; i++) {	/* t->last[i] is frames[i]'s node */
+		struct ct_node *nd = &t->node[t->last[i].node];
 
-		if (marks && i > 0)	/* node x stands for frames[i - 1] */
-			for (unsigned m = 0; m < CT_MARKS; m++)
-				if (marks[i - 1] & (1u << m)) {
-					nd->marked[m] = sat_add(nd->marked[m], count);
-					if (trace && (1u << m) == CT_MARK_JIT)
-						nd->trace = trace;
-				}
-		nd->cum[0] = sat_add(nd->cum[0], count);
-		nd->cum[1] = sat_add(nd->cum[1], fb);
-		nd->dec[0] += (double)count * f;
-		nd->dec[1] += (double)fb * f;
-		if (d) {
-			nd->win[0] = sat_add(nd->win[0], count);
-			nd->win[1] = sat_add(nd->win[1], fb);
-		}
+		for (unsigned m = 0; marks[i] && m < CT_MARKS; m++)
+			if (marks[i] & (1u << m)) {
+				nd->marked[m] = sat_add(nd->marked[m], count);
+				if (trace && (1u << m) == CT_MARK_JIT)
+					nd->trace = trace;
+			}
 	}
 	return 0;
 }
@@ -491,6 +595,7 @@ int calltree__set_span(struct calltree *t, unsigned span_s, double half_s)
 
 	if (!span_s || span_s > CT_SPAN_MAX || !(half_s > 0) || !isfinite(half_s))
 		return -EINVAL;
+	ct_settle(t);
 	if (span_s != t->span) {
 		ring = calloc(span_s, sizeof(*ring));
 		if (!ring)
@@ -511,6 +616,7 @@ int calltree__set_span(struct calltree *t, unsigned span_s, double half_s)
 		}
 		t->t0 = t->now;
 		t->scale = 1;
+		t->scale_ms = t->now / MS;
 		t->half = half_s;
 	}
 	return 0;
@@ -590,6 +696,7 @@ double calltree__weight(const struct calltree *t, uint32_t node, enum ct_window 
 	const struct ct_node *nd;
 	int fb = !!fallback_only;
 
+	t = ct_read(t);
 	if (node >= t->n)
 		return 0;
 	nd = &t->node[node];
@@ -616,6 +723,7 @@ double calltree__self(const struct calltree *t, uint32_t node, enum ct_window w,
 	int fb = !!fallback_only;
 	double s;
 
+	t = ct_read(t);
 	if (node >= t->n)
 		return 0;
 	if (w != CT_DECAY)
@@ -655,6 +763,7 @@ int calltree__columns(const struct calltree *t, enum ct_window w, int fallback_o
 	int fb = !!fallback_only;
 	uint32_t n = t->n, kids;
 
+	t = ct_read(t);
 	if (ct_columns_room(c, n))
 		return -ENOMEM;
 	c->n = n;
@@ -745,6 +854,7 @@ int calltree__to_stacks(const struct calltree *t, uint32_t top, enum ct_window w
 	int fb = !!fallback_only, err = 0;
 	uint32_t *path, x = top;
 
+	t = ct_read(t);
 	if (top >= t->n)
 		return 0;
 	path = malloc(((size_t)t->max_depth + 1) * sizeof(*path));

@@ -549,3 +549,31 @@ Test(calltree, columns_by_node_with_children_of_weight)
 	calltree__columns_free(&c);
 	calltree__delete(t);
 }
+
+/* Adds count at their leaf until the counts are read: the windows and a copy
+** made with samples still pending see them all the same. */
+Test(calltree, pending_samples_count_in_every_window_and_copy)
+{
+	struct calltree *t = calltree__new(10, 10), *c;
+
+	add(t, P(1, 2), 4, S(100.2), 0);
+	add(t, P(1, 3), 2, S(105.5), CT_FALLBACK);
+	add(t, P(1, 2), 1, S(105.7), 0);
+	c = calltree__clone(t);	/* nothing read yet */
+	cr_assert_not_null(c);
+	cr_assert_float_eq(w(c, P(1), CUM, 0), 7, 1e-9);
+	cr_assert_float_eq(w(c, P(1), WIN, 0), 7, 1e-9);
+	cr_assert_float_eq(w(c, P(1), CUM, 1), 2, 1e-9);
+	calltree__delete(c);
+	add(t, P(1, 3), 5, S(106.0), 0);
+	calltree__advance(t, S(110.0));	/* second 100 leaves, with samples pending */
+	cr_assert_float_eq(w(t, P(1), WIN, 0), 8, 1e-9);
+	cr_assert_float_eq(w(t, P(1, 2), WIN, 0), 1, 1e-9);
+	cr_assert_float_eq(w(t, P(1), CUM, 0), 12, 1e-9);
+	cr_assert_float_eq(calltree__self(t, at(t, P(1)), CUM, 0), 0, 1e-9);
+	add(t, P(1, 2), 3, S(110.5), 0);
+	cr_assert_eq(calltree__set_span(t, 5, 10), 0);	/* the window restarts empty */
+	cr_assert_float_eq(w(t, P(1), WIN, 0), 0, 1e-9);
+	cr_assert_float_eq(w(t, P(1, 2), CUM, 0), 8, 1e-9);
+	calltree__delete(t);
+}
