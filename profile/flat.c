@@ -1,7 +1,9 @@
 /*
-** Flat table and callers/callees of a call tree: depth-first walks that keep,
-** per frame, how often it is on the path walked, so that a recursing frame's
-** total and its callers come from its outermost place only.
+** Flat table and callers/callees of a call tree, over its columns
+** (calltree__columns). The table is a depth-first walk that keeps, per frame,
+** how often it is on the path walked, so that a recursing frame's total comes
+** from its outermost place only; callers/callees start from those places
+** (a walk that stops at each) and are built a level at a time.
 */
 #include <errno.h>
 #include <math.h>

@@ -41,17 +41,20 @@ folded_total() {
 	awk '{ n += $NF } END { print n + 0 }' "$1"
 }
 
-# Samples whose leaf frame (last before the count) matches an awk regex.
+# Samples whose leaf frame (last before the count) matches an awk regex. The
+# regex goes through the environment: -v would take its backslashes as escapes
+# in gawk (mawk keeps them).
 folded_leaf_count() {
-	awk -v re="$2" '{
+	RE=$2 awk '{
 		c = $NF; s = $0; sub(/ [0-9]+$/, "", s); k = split(s, f, ";");
-		if (f[k] ~ re) n += c
+		if (f[k] ~ ENVIRON["RE"]) n += c
 	} END { print n + 0 }' "$1"
 }
 
 # Samples whose stack contains a frame matching an awk regex (anywhere).
 folded_has_count() {
-	awk -v re="$2" '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); if (s ~ re) n += c } END { print n + 0 }' "$1"
+	RE=$2 awk '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); if (s ~ ENVIRON["RE"]) n += c
+		} END { print n + 0 }' "$1"
 }
 
 # pct A B: integer percent of A in B.
