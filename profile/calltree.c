@@ -70,9 +70,12 @@ struct ct_node {
 struct calltree {
 	struct ct_node *node;
 	uint32_t n, cap;	/* nodes used / allocated */
-	uint64_t *slots;	/* keyed by (parent, frame): its hash << 32 | node id + 1;
-				** 0 = empty. The hash spares a probe the node's cache
-				** miss on a slot of another key. */
+	struct ct_slot {	/* keyed by (parent, frame), held in the slot: a
+				   lookup reads no node */
+		uint32_t parent, frame;
+		uint32_t id1;	/* node id + 1; 0: empty */
+		uint32_t pad;
+	} *slots;
 	uint32_t mask;		/* number of slots - 1 */
 	uint32_t max_depth;	/* deepest node ever added since the last reset */
 	struct ct_bucket *ring;	/* span buckets; second s lives in ring[s % span] */
@@ -386,15 +389,9 @@ static uint32_t ct_lookup(const struct calltree *t, uint32_t parent, uint32_t fr
 {
 	uint32_t i;
 
-	uint32_t h = ct_hash(parent, frame);
-
-	for (i = h & t->mask; t->slots[i]; i = (i + 1) & t->mask) {
-		uint32_t id = (uint32_t)t->slots[i] - 1;
-
-		if ((uint32_t)(t->slots[i] >> 32) == h && t->node[id].parent == parent &&
-		    t->node[id].frame == frame)
-			return id;
-	}
+	for (i = ct_hash(parent, frame) & t->mask; t->slots[i].id1; i = (i + 1) & t->mask)
+		if (t->slots[i].parent == parent && t->slots[i].frame == frame)
+			return t->slots[i].id1 - 1;
 	if (slot)
 		*slot = i;
 	return CT_NONE;
@@ -404,7 +401,7 @@ static uint32_t ct_lookup(const struct calltree *t, uint32_t parent, uint32_t fr
 static int ct_rehash(struct calltree *t)
 {
 	uint32_t nslots = (t->mask + 1) * 2;
-	uint64_t *s;
+	struct ct_slot *s;
 
 	if (nslots < t->mask + 1)
 		return -ENOMEM;
@@ -418,8 +415,7 @@ static int ct_rehash(struct calltree *t)
 		uint32_t i;
 
 		ct_lookup(t, t->node[id].parent, t->node[id].frame, &i);
-		t->slots[i] = (uint64_t)ct_hash(t->node[id].parent, t->node[id].frame) << 32 |
-			      (id + 1);
+		t->slots[i] = (struct ct_slot){ t->node[id].parent, t->node[id].frame, id + 1, 0 };
 	}
 	return 0;
 }
@@ -462,7 +458,7 @@ static uint32_t ct_newnode(struct calltree *t, uint32_t parent, uint32_t frame, 
 	t->node[parent].child = id;
 	if (nd->depth > t->max_depth)
 		t->max_depth = nd->depth;
-	t->slots[slot] = (uint64_t)ct_hash(parent, frame) << 32 | (id + 1);
+	t->slots[slot] = (struct ct_slot){ parent, frame, id + 1, 0 };
 	return id;
 }
 
