@@ -54,7 +54,7 @@ WORKLOADS  := $(patsubst tests/workloads/%.c,$(OUT)/workloads/%,$(wildcard tests
 BPF_CFLAGS := -O2 -g -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) -I. -MMD -MP \
               $(if $(MULTIARCH),-idirafter /usr/include/$(MULTIARCH))
 
-.PHONY: all check unit integration layers demo install clean deps fuzz bench
+.PHONY: all check unit integration integration-ub layers demo install clean deps fuzz bench
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -127,6 +127,21 @@ unit: $(OUT)/unit-tests
 integration: $(OUT)/luatop $(WORKLOADS)
 	$(Q)TESTS="$(TESTS)" sh tests/integration/run.sh
 
+# The whole binary under UBSan, stopping at the first report, through the tests
+# that reach most of the edges (options, hostile names, merge, traces, off-CPU,
+# exports, the live view): the unit tests sanitize the pure core only.
+UB_CFLAGS := -O1 -g -fsanitize=undefined -fno-sanitize-recover=all -Wno-format-truncation
+UB_TESTS  ?= t_cli_errors t_safe_text t_lua_split t_lua_inline t_offcpu t_pprof t_tui_top \
+             t_tui_diff t_tui_threads
+# Reports go to files (the live view owns the terminal), shown and failing after.
+integration-ub: $(WORKLOADS)
+	$(Q)$(MAKE) --no-print-directory OUT=$(OUT)/ub CFLAGS="$(UB_CFLAGS)" $(OUT)/ub/luatop
+	$(Q)rm -f $(OUT)/ub/ubsan.*
+	$(Q)echo "integration under UBSan: $(UB_TESTS)"
+	$(Q)UBSAN_OPTIONS=print_stacktrace=1:log_path=$(abspath $(OUT)/ub/ubsan) \
+		LUATOP=$(abspath $(OUT)/ub/luatop) TESTS="$(UB_TESTS)" sh tests/integration/run.sh; \
+	rc=$$?; for f in $(OUT)/ub/ubsan.*; do [ -e "$$f" ] && { cat "$$f"; rc=1; }; done; exit $$rc
+
 # The include rules of the rooms (data flows one way): scripts/check-layers.sh.
 layers:
 	$(Q)sh scripts/check-layers.sh
@@ -136,6 +151,7 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory all $(OUT)/unit-tests $(WORKLOADS)
 	$(Q)$(MAKE) --no-print-directory unit
 	$(Q)$(MAKE) --no-print-directory integration
+	$(Q)$(MAKE) --no-print-directory integration-ub
 
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all

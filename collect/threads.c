@@ -92,7 +92,8 @@ size_t threads__list(const struct threads *t, struct thread_info *out, size_t ma
 	for (size_t i = 0; i < t->cap && n < max; i++)
 		if (t->slot[i].tid)
 			out[n++] = t->slot[i];
-	qsort(out, n, sizeof(*out), by_tid);
+	if (n > 1)	/* out may be NULL with max 0: a count only */
+		qsort(out, n, sizeof(*out), by_tid);
 	return t->n;
 }
 

@@ -143,7 +143,8 @@ static int row_cmp(const void *pa, const void *pb, void *arg)
 
 void flat__sort(struct flat *f, enum flat_sort key)
 {
-	qsort_r(f->rows, f->n, sizeof(*f->rows), row_cmp, &key);
+	if (f->n > 1)	/* rows may be NULL when there are none */
+		qsort_r(f->rows, f->n, sizeof(*f->rows), row_cmp, &key);
 }
 
 int flat__build(struct flat *f, const struct calltree *t, enum ct_window w, int fallback_only,

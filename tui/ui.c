@@ -90,7 +90,7 @@ int ui__one_kind(const struct ui *u)
 	return u->feed->tree[u->event][0] == u->feed->tree[u->event][1];
 }
 
-void ui__free_trees(struct calltree *t[EV__COUNT][2])
+void ui__free_trees(struct calltree *(*t)[2])
 {
 	for (int e = 0; e < EV__COUNT; e++) {
 		if (t[e][1] != t[e][0])
@@ -100,7 +100,7 @@ void ui__free_trees(struct calltree *t[EV__COUNT][2])
 	}
 }
 
-int ui__copy_trees(const struct ui *u, struct calltree *dst[EV__COUNT][2])
+int ui__copy_trees(const struct ui *u, struct calltree *(*dst)[2])
 {
 	int failed = 0;
 

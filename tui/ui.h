@@ -142,11 +142,12 @@ struct calltree *ui__live(const struct ui *u, int raw);
 int ui__one_kind(const struct ui *u);
 /* Free the frozen copies. */
 void ui__thaw(struct ui *u);
-/* Copies of every event's live trees into dst (a file's one tree once);
-** 0, or -ENOMEM with dst freed. */
-int ui__copy_trees(const struct ui *u, struct calltree *dst[EV__COUNT][2]);
-/* Free trees taken by ui__copy_trees and set them to NULL. */
-void ui__free_trees(struct calltree *t[EV__COUNT][2]);
+/* Copies of every event's live trees into dst[EV__COUNT][2] (a file's one tree
+** once); 0, or -ENOMEM with dst freed. (Pointer-to-row parameters: gcc -O1 took
+** the sized array parameters for a smaller region.) */
+int ui__copy_trees(const struct ui *u, struct calltree *(*dst)[2]);
+/* Free trees t[EV__COUNT][2] taken by ui__copy_trees and set them to NULL. */
+void ui__free_trees(struct calltree *(*t)[2]);
 /* The live diff: the change of node's share (of the root) since the baseline,
 ** in points (+3.2: grew 3.2 points); 0 without a baseline. *has (may be
 ** NULL) is set when there is a baseline. */

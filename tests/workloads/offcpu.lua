@@ -13,7 +13,7 @@ struct lt_timespec { long sec, nsec; };
 int clock_gettime(int clk, struct lt_timespec *ts);
 ]]
 local BURN_MS, NAP_MS, PERIOD_MS = 20, 30, 100
-local secs, stats = tonumber(arg[1]) or 30, arg[2] or "/dev/null"
+local secs, stats = tonumber(arg[1]) or 30, arg[2]	-- no stats file: none written
 local ts = ffi.new("struct lt_timespec")
 
 local function now()
@@ -65,10 +65,12 @@ wait_pipe()	-- in step with the feeder
 local start, cpu0 = now(), os.clock()
 while now() - start < secs do
   handler()
-  local f = io.open(stats, "w")
+  -- Written aside and renamed: a reader (or a kill) never meets a truncated file.
+  local f = stats and io.open(stats .. ".new", "w")
   if f then
     f:write(string.format("wall %.4f cpu %.4f burn %.4f nap %.4f pipe %.4f\n",
       now() - start, os.clock() - cpu0, total.burn, total.nap, total.pipe))
     f:close()
+    os.rename(stats .. ".new", stats)
   end
 end
