@@ -583,6 +583,7 @@ static void gather(struct collector *c, const struct lt_sample *s, struct mg_inp
 			seg_end = i;
 			break;
 		}
+	luanames__sample(c->names);
 	for (unsigned i = 0, in_trace = sample__vm_state(s) == VM_JIT; i < nl; i++) {
 		unsigned leaf_i = nl - 1 - i;
 		int jit = in_trace && leaf_i < seg_end;

@@ -103,6 +103,7 @@ struct luanames {
 	struct strpool strs;
 	uint64_t seq;		/* current batch, or epoch */
 	int epochs;		/* luanames__epoch was called: seq counts epochs */
+	int told;		/* luanames__sample was called: it marks every sample */
 	struct ls_batch batch;
 	uint32_t *win;		/* LS_WINDOW instructions of a caller */
 	const struct mreader *rd;	/* the target's memory, during luanames__frame */
@@ -457,7 +458,8 @@ static void batch_begin(struct luanames *ls, struct ls_proc *pr,
 	ls->batch.frames = frames;
 	ls->batch.n = n;
 	memset(ls->batch.served, 0, sizeof(ls->batch.served));
-	memcpy(ls->batch.copy, frames, n * sizeof(*frames));
+	if (!ls->told)	/* the copy tells a new sample in the same array */
+		memcpy(ls->batch.copy, frames, n * sizeof(*frames));
 	for (unsigned i = 0; i < n; i++) {
 		struct ls_proto *e;
 
@@ -493,6 +495,8 @@ static int batch_same(const struct luanames *ls, int pid, const struct lt_lua_fr
 {
 	const struct ls_batch *b = &ls->batch;
 
+	if (ls->told)	/* luanames__sample ended the last sample's batch */
+		return b->frames == frames && b->pid == pid && b->n == n;
 	return b->frames == frames && b->pid == pid && b->n == n &&
 	       !(b->served[i / 64] >> (i % 64) & 1) &&
 	       !memcmp(b->copy, frames, n * sizeof(*frames));
@@ -789,6 +793,12 @@ void luanames__epoch(struct luanames *ls)
 {
 	ls->epochs = 1;
 	ls->seq++;
+}
+
+void luanames__sample(struct luanames *ls)
+{
+	ls->told = 1;
+	ls->batch.frames = NULL;
 }
 
 /* Name frames[i] of a sample's Lua frames. */

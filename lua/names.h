@@ -84,6 +84,12 @@ int luanames__frame(struct luanames *ls, int pid, const struct mreader *rd,
 ** either way, so checking each again per sample tells nothing more.
 */
 void luanames__epoch(struct luanames *ls);
+/*
+** The frames named next are a new sample's. A caller that says so at each
+** sample (from its first on) spares luanames__frame comparing the whole frames
+** array at every call to tell whether it is still the same sample's.
+*/
+void luanames__sample(struct luanames *ls);
 /* Drop everything cached for pid (names already handed out stay valid). */
 void luanames__forget(struct luanames *ls, int pid);
 

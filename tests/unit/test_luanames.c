@@ -633,6 +633,31 @@ Test(luasym, revalidation)
 	luanames__delete(ls);
 }
 
+/* A caller that marks each sample (luanames__sample) gets the same checks:
+** without epochs, once per sample, the same frames array reused. */
+Test(luasym, revalidation_with_samples_marked)
+{
+	static struct fake f;
+	struct lt_lua_frame fr[1];
+	struct luanames *ls = luanames__new();
+	struct luaname a, b;
+	int pid = getpid();
+
+	fake_leaf(&f, "@one.lua", 10);
+	fr[0] = lua_fr(f.pt, 0, LT_LINK_C);
+	luanames__sample(ls);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &a), 0);
+	cr_assert_str_eq(a.name, "one.lua:10");
+	fake_leaf(&f, "@two.lua", 20);
+	luanames__sample(ls);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &b), 0);
+	cr_assert_str_eq(b.name, "two.lua:20", "a new sample checks again");
+	f.m[9] = 8;
+	luanames__sample(ls);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &b), -EINVAL);
+	luanames__delete(ls);
+}
+
 /* With epochs, a proto is checked once per epoch: a replacement shows from the
 ** next epoch on, and the frames named before keep their names. */
 Test(luasym, revalidation_per_epoch)
