@@ -43,20 +43,50 @@ static int wanted(const struct threads *t, uint32_t tid)
 	return 0;
 }
 
+static int by_seen_latest(const void *pa, const void *pb)
+{
+	const struct thread_info *a = pa, *b = pb;
+
+	return (a->seen < b->seen) - (a->seen > b->seen);
+}
+
+/* Keep the THREADS_MAX / 2 threads seen last, forget the others. */
+static int forget_oldest(struct threads *t)
+{
+	struct thread_info *all = malloc(t->n * sizeof(*all));
+	size_t n = 0;
+
+	if (!all)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->slot[i].tid)
+			all[n++] = t->slot[i];
+	qsort(all, n, sizeof(*all), by_seen_latest);
+	memset(t->slot, 0, t->cap * sizeof(*t->slot));
+	t->n = n < THREADS_MAX / 2 ? n : THREADS_MAX / 2;
+	for (size_t i = 0; i < t->n; i++)
+		t->slot[slot_of(t, all[i].tid)] = all[i];
+	free(all);
+	return 0;
+}
+
 struct thread_info *threads__get(struct threads *t, uint32_t tid, uint32_t pid)
 {
 	size_t i;
 
-	if (!tid)
-		return NULL;
-	if ((t->n + 1) * 2 > t->cap && grow(t))
+	if (!tid || (!t->cap && grow(t)))
 		return NULL;
 	i = slot_of(t, tid);
 	if (!t->slot[i].tid) {
+		if ((t->n >= THREADS_MAX && forget_oldest(t)) ||
+		    ((t->n + 1) * 2 > t->cap && grow(t)))
+			return NULL;
+		i = slot_of(t, tid);
 		t->slot[i] = (struct thread_info){ .tid = tid, .pid = pid,
 						   .kept = !t->filtered || wanted(t, tid) };
 		t->n++;
 	}
+	t->slot[i].seen = ++t->clock;
 	return &t->slot[i];
 }
 

@@ -13,8 +13,12 @@
 struct thread_info {
 	uint32_t tid, pid;
 	uint64_t weight[EV__COUNT];	/* its samples' counts in each event, since the start */
+	uint64_t seen;			/* when its latest sample came (the table's count) */
 	uint8_t kept;			/* its samples go into the profile */
 };
+
+#define THREADS_MAX	4096	/* threads remembered: past them, the half unseen
+				   longest is forgotten (exited ones, with churn) */
 
 struct threads {
 	struct thread_info *slot;	/* open addressing by tid; tid 0: empty */
@@ -22,9 +26,11 @@ struct threads {
 	int filtered;			/* only the kept threads' samples are profiled */
 	uint32_t *wanted;		/* ... and the tids asked for, not seen yet */
 	size_t nwanted;
+	uint64_t clock;			/* threads__get calls so far */
 };
 
-/* The entry of tid (of process pid), added if new; NULL on ENOMEM. */
+/* The entry of tid (of process pid), added if new (see THREADS_MAX), marked
+** seen now; NULL on ENOMEM. */
 struct thread_info *threads__get(struct threads *t, uint32_t tid, uint32_t pid);
 /* Keep only tids[0..n) (n = 0: every thread). 0 or -ENOMEM. */
 int threads__keep(struct threads *t, const uint32_t *tids, size_t n);
