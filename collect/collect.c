@@ -21,6 +21,7 @@
 #include "base/grow.h"
 #include "collect/collect.h"
 #include "collect/labels.h"
+#include "base/idmap.h"
 #include "collect/threads.h"
 #include "collect/framecache.h"
 #include "collect/sample.h"
@@ -53,7 +54,7 @@ struct lua_id {
 };
 
 struct proc_root {
-	int pid;
+	uint32_t pid;		/* the idmap's id */
 	uint32_t frame;		/* "[PID comm]" */
 };
 
@@ -82,9 +83,8 @@ struct collector {
 	struct labelsets labels;	/* the sets of labelled */
 	struct threads threads;	/* the threads seen, and the ones profiled */
 	int proc_roots;		/* root every stack at its process's frame */
-	struct proc_root *roots;	/* pid -> "[PID comm]": open addressing, pid 0
-					   empty; kept after the process exits */
-	size_t nroots, roots_cap;
+	struct idmap roots;	/* struct proc_root by pid: "[PID comm]", kept
+				   after the process exits */
 	uint32_t root;		/* this sample's, UINT32_MAX: none */
 	struct collect_site *sites;	/* frame id -> where its code is mapped */
 	size_t sites_cap;
@@ -138,6 +138,8 @@ struct collector *collector__new(struct tmodel *model)
 	c->sym = symbolizer__new(model);
 	c->names = luanames__new();
 	c->cache = framecache__new();
+	threads__init(&c->threads);
+	idmap__init(&c->roots, sizeof(struct proc_root));
 	c->frames = frametab__new();
 	ok = c->sym && c->names && c->cache && c->frames;
 	if (!ok || collector__set_events(c, 1u << EV_CPU, 0)) {
@@ -168,7 +170,7 @@ void collector__delete(struct collector *c)
 	free(c->class);
 	labelsets__free(&c->labels);
 	threads__free(&c->threads);
-	free(c->roots);
+	idmap__free(&c->roots);
 	free(c->sites);
 	free(c);
 }
@@ -229,63 +231,30 @@ void collector__set_process_roots(struct collector *c, int on)
 	c->proc_roots = on;
 }
 
-/* The slot of pid in the roots table (its own, or the empty one it would take). */
-static size_t root_slot(const struct collector *c, int pid)
-{
-	size_t i = ((size_t)(unsigned)pid * 0x9e3779b1u) & (c->roots_cap - 1);
-
-	while (c->roots[i].pid && c->roots[i].pid != pid)
-		i = (i + 1) & (c->roots_cap - 1);
-	return i;
-}
-
-static int roots_grow(struct collector *c)
-{
-	size_t old = c->roots_cap, n = old ? 2 * old : 64;
-	struct proc_root *prev = c->roots;
-
-	c->roots = calloc(n, sizeof(*c->roots));
-	if (!c->roots) {
-		c->roots = prev;
-		return -ENOMEM;
-	}
-	c->roots_cap = n;
-	for (size_t i = 0; i < old; i++)
-		if (prev[i].pid)
-			c->roots[root_slot(c, prev[i].pid)] = prev[i];
-	free(prev);
-	return 0;
-}
-
 int collector__set_process_name(struct collector *c, int pid, const char *comm)
 {
+	struct proc_root *r;
 	char name[96];
 	uint32_t frame;
-	size_t i;
 
-	if ((c->nroots + 1) * 2 > c->roots_cap && roots_grow(c))
-		return -ENOMEM;
 	snprintf(name, sizeof(name), "[%d %s]", pid, comm && *comm ? comm : "?");
 	frame = frametab__intern(c->frames, FRAME_SPECIAL, name, NULL);
-	if (frame == UINT32_MAX)
+	if (frame == UINT32_MAX || !(r = idmap__add(&c->roots, (uint32_t)pid, NULL)))
 		return -ENOMEM;
-	i = root_slot(c, pid);
-	c->nroots += !c->roots[i].pid;
-	c->roots[i].pid = pid;	/* a reused PID takes its new name */
-	c->roots[i].frame = frame;
+	r->frame = frame;	/* a reused PID takes its new name */
 	return 0;
 }
 
 /* The "[PID comm]" frame of pid (named "[PID ?]" if never told its name). */
 static uint32_t root_of(struct collector *c, int pid)
 {
-	size_t i;
+	const struct proc_root *r = idmap__get(&c->roots, (uint32_t)pid);
 
-	if (c->roots_cap && c->roots[i = root_slot(c, pid)].pid)
-		return c->roots[i].frame;
+	if (r)
+		return r->frame;
 	if (collector__set_process_name(c, pid, NULL))
 		return UINT32_MAX;
-	return c->roots[root_slot(c, pid)].frame;
+	return ((const struct proc_root *)idmap__get(&c->roots, (uint32_t)pid))->frame;
 }
 
 void collector__cut(struct collector *c)

@@ -1,5 +1,5 @@
 /*
-** Threads by id: open addressing, linear probing, doubled at half full.
+** Threads by id (base/idmap.h), bounded at THREADS_MAX.
 */
 #include <errno.h>
 #include <stdlib.h>
@@ -7,31 +7,10 @@
 
 #include "collect/threads.h"
 
-static size_t slot_of(const struct threads *t, uint32_t tid)
+void threads__init(struct threads *t)
 {
-	size_t i = ((size_t)tid * 0x9e3779b1u) & (t->cap - 1);
-
-	while (t->slot[i].tid && t->slot[i].tid != tid)
-		i = (i + 1) & (t->cap - 1);
-	return i;
-}
-
-static int grow(struct threads *t)
-{
-	size_t old = t->cap, cap = old ? 2 * old : 64;
-	struct thread_info *prev = t->slot;
-
-	t->slot = calloc(cap, sizeof(*t->slot));
-	if (!t->slot) {
-		t->slot = prev;
-		return -ENOMEM;
-	}
-	t->cap = cap;
-	for (size_t i = 0; i < old; i++)
-		if (prev[i].tid)
-			t->slot[slot_of(t, prev[i].tid)] = prev[i];
-	free(prev);
-	return 0;
+	memset(t, 0, sizeof(*t));
+	idmap__init(&t->map, sizeof(struct thread_info));
 }
 
 /* Is tid one of the wanted ones? */
@@ -53,41 +32,36 @@ static int by_seen_latest(const void *pa, const void *pb)
 /* Keep the THREADS_MAX / 2 threads seen last, forget the others. */
 static int forget_oldest(struct threads *t)
 {
-	struct thread_info *all = malloc(t->n * sizeof(*all));
+	struct thread_info *all = malloc(t->map.n * sizeof(*all)), *e;
 	size_t n = 0;
 
 	if (!all)
 		return -ENOMEM;
-	for (size_t i = 0; i < t->cap; i++)
-		if (t->slot[i].tid)
-			all[n++] = t->slot[i];
+	for (size_t i = 0; i < t->map.cap; i++)
+		if ((e = idmap__slot(&t->map, i)))
+			all[n++] = *e;
 	qsort(all, n, sizeof(*all), by_seen_latest);
-	memset(t->slot, 0, t->cap * sizeof(*t->slot));
-	t->n = n < THREADS_MAX / 2 ? n : THREADS_MAX / 2;
-	for (size_t i = 0; i < t->n; i++)
-		t->slot[slot_of(t, all[i].tid)] = all[i];
+	idmap__clear(&t->map);
+	for (size_t i = 0; i < n && i < THREADS_MAX / 2; i++)	/* no growth: fewer than before */
+		*(struct thread_info *)idmap__add(&t->map, all[i].tid, NULL) = all[i];
 	free(all);
 	return 0;
 }
 
 struct thread_info *threads__get(struct threads *t, uint32_t tid, uint32_t pid)
 {
-	size_t i;
+	struct thread_info *e = idmap__get(&t->map, tid);
+	int added;
 
-	if (!tid || (!t->cap && grow(t)))
-		return NULL;
-	i = slot_of(t, tid);
-	if (!t->slot[i].tid) {
-		if ((t->n >= THREADS_MAX && forget_oldest(t)) ||
-		    ((t->n + 1) * 2 > t->cap && grow(t)))
+	if (!e) {
+		if ((t->map.n >= THREADS_MAX && forget_oldest(t)) ||
+		    !(e = idmap__add(&t->map, tid, &added)))
 			return NULL;
-		i = slot_of(t, tid);
-		t->slot[i] = (struct thread_info){ .tid = tid, .pid = pid,
-						   .kept = !t->filtered || wanted(t, tid) };
-		t->n++;
+		e->pid = pid;
+		e->kept = !t->filtered || wanted(t, tid);
 	}
-	t->slot[i].seen = ++t->clock;
-	return &t->slot[i];
+	e->seen = ++t->clock;
+	return e;
 }
 
 int threads__keep(struct threads *t, const uint32_t *tids, size_t n)
@@ -102,9 +76,12 @@ int threads__keep(struct threads *t, const uint32_t *tids, size_t n)
 	t->wanted = w;
 	t->nwanted = n;
 	t->filtered = n > 0;
-	for (size_t i = 0; i < t->cap; i++)
-		if (t->slot[i].tid)
-			t->slot[i].kept = !t->filtered || wanted(t, t->slot[i].tid);
+	for (size_t i = 0; i < t->map.cap; i++) {
+		struct thread_info *e = idmap__slot(&t->map, i);
+
+		if (e)
+			e->kept = !t->filtered || wanted(t, e->tid);
+	}
 	return 0;
 }
 
@@ -119,17 +96,20 @@ size_t threads__list(const struct threads *t, struct thread_info *out, size_t ma
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < t->cap && n < max; i++)
-		if (t->slot[i].tid)
-			out[n++] = t->slot[i];
+	for (size_t i = 0; i < t->map.cap && n < max; i++) {
+		const struct thread_info *e = idmap__slot(&t->map, i);
+
+		if (e)
+			out[n++] = *e;
+	}
 	if (n > 1)	/* out may be NULL with max 0: a count only */
 		qsort(out, n, sizeof(*out), by_tid);
-	return t->n;
+	return t->map.n;
 }
 
 void threads__free(struct threads *t)
 {
-	free(t->slot);
+	idmap__free(&t->map);
 	free(t->wanted);
-	memset(t, 0, sizeof(*t));
+	threads__init(t);
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/idmap.h"
 #include "profile/event.h"
 
 struct thread_info {
@@ -21,14 +22,15 @@ struct thread_info {
 				   longest is forgotten (exited ones, with churn) */
 
 struct threads {
-	struct thread_info *slot;	/* open addressing by tid; tid 0: empty */
-	size_t n, cap;			/* cap: a power of two, or 0 */
+	struct idmap map;		/* struct thread_info by tid */
 	int filtered;			/* only the kept threads' samples are profiled */
 	uint32_t *wanted;		/* ... and the tids asked for, not seen yet */
 	size_t nwanted;
 	uint64_t clock;			/* threads__get calls so far */
 };
 
+/* An empty table. */
+void threads__init(struct threads *t);
 /* The entry of tid (of process pid), added if new (see THREADS_MAX), marked
 ** seen now; NULL on ENOMEM. */
 struct thread_info *threads__get(struct threads *t, uint32_t tid, uint32_t pid);
