@@ -601,61 +601,64 @@ Test(luasym, chunk_names)
 	luanames__delete(ls);
 }
 
-Test(luasym, revalidation)
+/* A namer and one frame of a fake prototype "@one.lua", line 10. */
+static struct luanames *one_leaf(struct fake *f, struct lt_lua_frame *fr)
+{
+	fake_leaf(f, "@one.lua", 10);
+	fr[0] = lua_fr(f->pt, 0, LT_LINK_C);
+	return luanames__new();
+}
+
+/* Name the one frame fr as a sample of its own (marked: told so). */
+static int name_one(struct luanames *ls, const struct lt_lua_frame *fr, int marked,
+		    struct luaname *out)
+{
+	int pid = getpid();
+
+	if (marked)
+		luanames__sample(ls);
+	return luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, out);
+}
+
+/* Without epochs a proto is checked at every sample: the same script with the
+** samples marked (luanames__sample) or told apart by their contents. */
+static void revalidation_script(int marked)
 {
 	static struct fake f;
 	struct lt_lua_frame fr[1];
-	struct luanames *ls = luanames__new();
+	struct luanames *ls = one_leaf(&f, fr);
 	struct luaname a, b;
-	int pid = getpid();
 
-	fake_leaf(&f, "@one.lua", 10);
-	fr[0] = lua_fr(f.pt, 0, LT_LINK_C);
-	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &a), 0);
+	cr_assert_eq(name_one(ls, fr, marked, &a), 0);
 	cr_assert_str_eq(a.name, "one.lua:10");
 	/* The GC freed it and put another proto at the same address. */
 	fake_leaf(&f, "@two.lua", 20);
-	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &b), 0);	/* index 0 again */
+	cr_assert_eq(name_one(ls, fr, marked, &b), 0);	/* index 0 again */
 	cr_assert_str_eq(b.name, "two.lua:20");
 	cr_assert_str_eq(a.name, "one.lua:10");		/* names handed out stay valid */
 	/* Now garbage at that address: an error, then good again. */
 	f.m[9] = 8;
-	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &b), -EINVAL);
+	cr_assert_eq(name_one(ls, fr, marked, &b), -EINVAL);
 	cr_assert_str_eq(b.name, "[lua:?]");
 	f.m[9] = 7;
-	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &b), 0);
+	cr_assert_eq(name_one(ls, fr, marked, &b), 0);
 	cr_assert_str_eq(b.name, "two.lua:20");
 	/* A gc mark or a trace number changing is not a new proto. */
 	f.m[8] ^= 3;
 	f.m[62] = 5;
-	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &b), 0);
+	cr_assert_eq(name_one(ls, fr, marked, &b), 0);
 	cr_assert_str_eq(b.name, "two.lua:20");
 	luanames__delete(ls);
 }
 
-/* A caller that marks each sample (luanames__sample) gets the same checks:
-** without epochs, once per sample, the same frames array reused. */
+Test(luasym, revalidation)
+{
+	revalidation_script(0);
+}
+
 Test(luasym, revalidation_with_samples_marked)
 {
-	static struct fake f;
-	struct lt_lua_frame fr[1];
-	struct luanames *ls = luanames__new();
-	struct luaname a, b;
-	int pid = getpid();
-
-	fake_leaf(&f, "@one.lua", 10);
-	fr[0] = lua_fr(f.pt, 0, LT_LINK_C);
-	luanames__sample(ls);
-	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &a), 0);
-	cr_assert_str_eq(a.name, "one.lua:10");
-	fake_leaf(&f, "@two.lua", 20);
-	luanames__sample(ls);
-	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &b), 0);
-	cr_assert_str_eq(b.name, "two.lua:20", "a new sample checks again");
-	f.m[9] = 8;
-	luanames__sample(ls);
-	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &b), -EINVAL);
-	luanames__delete(ls);
+	revalidation_script(1);
 }
 
 /* With epochs, a proto is checked once per epoch: a replacement shows from the
@@ -664,12 +667,10 @@ Test(luasym, revalidation_per_epoch)
 {
 	static struct fake f;
 	struct lt_lua_frame fr[1];
-	struct luanames *ls = luanames__new();
+	struct luanames *ls = one_leaf(&f, fr);
 	struct luaname a, b;
 	int pid = getpid();
 
-	fake_leaf(&f, "@one.lua", 10);
-	fr[0] = lua_fr(f.pt, 0, LT_LINK_C);
 	luanames__epoch(ls);
 	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &a), 0);
 	cr_assert_str_eq(a.name, "one.lua:10");
