@@ -319,7 +319,12 @@ static const struct calltree *relayout_focus(struct ui *u, const struct calltree
 	}
 	u->up_h = u->body_h / 2;
 	min = focus_min(u);
-	if (!still(&u->built_focus, u, t, u->focus) || min < u->focus_min) {
+	/* Built again for a threshold at least twice finer (zooming in): a zoom
+	** root whose share moves a little does not, and boxes narrower than a cell
+	** are not drawn anyway. A zoom root the last build did not have is found in
+	** this one, which may ask once more. */
+	for (int again = !still(&u->built_focus, u, t, u->focus) || min < u->focus_min / 2,
+		 k = 0; again && k < 2; again = (min = focus_min(u)) < u->focus_min / 2, k++) {
 		u->focus_min = min;
 		if (flat__focus(&u->flat, t, u->focus, u->window, u->fb_only,
 				(uint32_t)u->up_h + 1, min, u->callers, u->callees)) {
