@@ -34,6 +34,8 @@ enum ct_window {
 ** Node ids are dense and stable until calltree__reset. A node's identity
 ** across refreshes and resets is its path of frame ids (calltree__find).
 ** Counts are inclusive (a node counts the samples of its whole subtree).
+** Adds count at the leaf and the first read carries them up, so reading a
+** tree (const or not) may write its internals: one thread at a time.
 */
 struct calltree;
 
