@@ -5,8 +5,10 @@
 # the peak (VmHWM). As root, after make.
 #
 #   sh bench/self.sh [SECONDS] [HZ] [PERIOD]      (default 600 999 60)
+# LUATOP=path measures another build's binary (side by side with this one).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
+luatop=${LUATOP:-$top/.output/luatop}
 secs=${1:-600} hz=${2:-999} period=${3:-60}
 tmp=$(mktemp -d)
 sock=$tmp/tmux.sock
@@ -16,7 +18,7 @@ lj=$(command -v luajit)
 wl=$!
 sleep 0.5
 tmux -S "$sock" -f /dev/null new-session -d -s b -x 160 -y 45 \
-	"env TERM=tmux-256color LANG=C.UTF-8 $top/.output/luatop -d 1 -F $hz -p $wl"
+	"env TERM=tmux-256color LANG=C.UTF-8 $luatop -d 1 -F $hz -p $wl"
 # The pane's process: env exec'd luatop (another luatop may run meanwhile).
 lt=$(tmux -S "$sock" list-panes -t b -F '#{pane_pid}' 2>/dev/null | head -1)
 i=0
