@@ -3,6 +3,7 @@
 ** a frame, on call trees built by hand (no terminal).
 */
 #include <criterion/criterion.h>
+#include <string.h>
 
 #include "profile/calltree.h"
 #include "profile/flat.h"
@@ -89,15 +90,33 @@ Test(flat, fallback_only_and_windows)
 	calltree__delete(t);
 }
 
-Test(flat, callers_and_callees_of_a_frame_on_two_paths)
-{
-	struct calltree *t = tree(), *callers = tree(), *callees = tree();
-	struct flat scratch = { 0 };
+/* The trees of a callers/callees test: made before it, freed after. */
+static struct calltree *tr, *callers, *callees;
+static struct flat scratch;
 
-	ADD(t, 6, MAIN, A, C);		/* c called from a: 6 */
-	ADD(t, 4, MAIN, B, C, F);	/* ... from b: 4, calling f */
-	ADD(t, 5, MAIN, B);
-	cr_assert_eq(flat__focus(&scratch, t, C, CT_CUMULATIVE, 0, 64, 0, callers, callees), 0);
+static void focus_up(void)
+{
+	tr = tree();
+	callers = tree();
+	callees = tree();
+	memset(&scratch, 0, sizeof(scratch));
+}
+
+static void focus_down(void)
+{
+	calltree__delete(tr);
+	calltree__delete(callers);
+	calltree__delete(callees);
+	flat__free(&scratch);
+}
+
+Test(flat, callers_and_callees_of_a_frame_on_two_paths, .init = focus_up, .fini = focus_down)
+{
+
+	ADD(tr, 6, MAIN, A, C);		/* c called from a: 6 */
+	ADD(tr, 4, MAIN, B, C, F);	/* ... from b: 4, calling f */
+	ADD(tr, 5, MAIN, B);
+	cr_assert_eq(flat__focus(&scratch, tr, C, CT_CUMULATIVE, 0, 64, 0, callers, callees), 0);
 	cr_assert_float_eq(calltree__weight(callers, CT_ROOT, CT_CUMULATIVE, 0), 10, 1e-9);
 	cr_assert_float_eq(calltree__weight(callers, calltree__child(callers, CT_ROOT, A),
 					    CT_CUMULATIVE, 0), 6, 1e-9);
@@ -109,104 +128,74 @@ Test(flat, callers_and_callees_of_a_frame_on_two_paths)
 	cr_assert_float_eq(calltree__self(callees, CT_ROOT, CT_CUMULATIVE, 0), 6, 1e-9);
 	cr_assert_float_eq(calltree__weight(callees, calltree__child(callees, CT_ROOT, F),
 					    CT_CUMULATIVE, 0), 4, 1e-9);
-	calltree__delete(t);
-	calltree__delete(callers);
-	flat__free(&scratch);
-	calltree__delete(callees);
 }
 
-Test(flat, focus_on_a_recursion_takes_its_outermost_place)
+Test(flat, focus_on_a_recursion_takes_its_outermost_place, .init = focus_up, .fini = focus_down)
 {
-	struct calltree *t = tree(), *callers = tree(), *callees = tree();
-	struct flat scratch = { 0 };
 
-	ADD(t, 4, MAIN, F, F, A);
-	cr_assert_eq(flat__focus(&scratch, t, F, CT_CUMULATIVE, 0, 64, 0, callers, callees), 0);
+	ADD(tr, 4, MAIN, F, F, A);
+	cr_assert_eq(flat__focus(&scratch, tr, F, CT_CUMULATIVE, 0, 64, 0, callers, callees), 0);
 	cr_assert_float_eq(calltree__weight(callers, CT_ROOT, CT_CUMULATIVE, 0), 4, 1e-9);
 	cr_assert_eq(calltree__nodes(callers), 2, "one caller: main (not f)");
 	cr_assert_neq(calltree__child(callees, CT_ROOT, F), CT_NONE, "the inner f is a callee");
 	cr_assert_float_eq(calltree__weight(callees, CT_ROOT, CT_CUMULATIVE, 0), 4, 1e-9);
-	calltree__delete(t);
-	calltree__delete(callers);
-	flat__free(&scratch);
-	calltree__delete(callees);
 }
 
-Test(flat, callers_are_cut_at_the_depth_asked)
+Test(flat, callers_are_cut_at_the_depth_asked, .init = focus_up, .fini = focus_down)
 {
-	struct calltree *t = tree(), *callers = tree(), *callees = tree();
-	struct flat scratch = { 0 };
 
-	ADD(t, 2, MAIN, A, B, C);
-	cr_assert_eq(flat__focus(&scratch, t, C, CT_CUMULATIVE, 0, 1, 0, callers, callees), 0);
+	ADD(tr, 2, MAIN, A, B, C);
+	cr_assert_eq(flat__focus(&scratch, tr, C, CT_CUMULATIVE, 0, 1, 0, callers, callees), 0);
 	cr_assert_eq(calltree__max_depth(callers), 1, "b only, not a and main");
 	cr_assert_neq(calltree__child(callers, CT_ROOT, B), CT_NONE);
 	cr_assert_float_eq(calltree__weight(callers, CT_ROOT, CT_CUMULATIVE, 0), 2, 1e-9);
-	calltree__delete(t);
-	calltree__delete(callers);
-	flat__free(&scratch);
-	calltree__delete(callees);
 }
 
 /* A raw-mode tree (native frames, then "[lua]" and the Lua frames) is just
 ** another tree: a frame on both sides of the separator counts once in total. */
-Test(flat, raw_stacks_with_the_lua_separator)
+Test(flat, raw_stacks_with_the_lua_separator, .init = focus_up, .fini = focus_down)
 {
 	enum { VM = 20, LUA_SEP = 21 };
-	struct calltree *t = tree(), *callers = tree(), *callees = tree();
-	struct flat scratch = { 0 };
 	struct flat f = { 0 };
 
-	ADD(t, 3, MAIN, VM, LUA_SEP, A, F);
-	ADD(t, 1, MAIN, A, VM, LUA_SEP, A);	/* a native frame named like a Lua one */
-	cr_assert_eq(flat__build(&f, t, CT_CUMULATIVE, 0, FLAT_BY_TOTAL), 0);
+	ADD(tr, 3, MAIN, VM, LUA_SEP, A, F);
+	ADD(tr, 1, MAIN, A, VM, LUA_SEP, A);	/* a native frame named like a Lua one */
+	cr_assert_eq(flat__build(&f, tr, CT_CUMULATIVE, 0, FLAT_BY_TOTAL), 0);
 	cr_assert_float_eq(row(&f, A)->total, 4, 1e-9, "once per stack");
 	cr_assert_float_eq(row(&f, LUA_SEP)->total, 4, 1e-9);
-	cr_assert_eq(flat__focus(&scratch, t, A, CT_CUMULATIVE, 0, 64, 0, callers, callees), 0);
+	cr_assert_eq(flat__focus(&scratch, tr, A, CT_CUMULATIVE, 0, 64, 0, callers, callees), 0);
 	cr_assert_neq(calltree__child(callers, CT_ROOT, LUA_SEP), CT_NONE);
 	cr_assert_neq(calltree__child(callers, CT_ROOT, MAIN), CT_NONE);
 	cr_assert_float_eq(calltree__weight(callees, CT_ROOT, CT_CUMULATIVE, 0), 4, 1e-9);
 	flat__free(&f);
-	calltree__delete(t);
-	calltree__delete(callers);
-	flat__free(&scratch);
-	calltree__delete(callees);
 }
 
-Test(flat, callers_lighter_than_the_view_shows_go_no_higher)
+Test(flat, callers_lighter_than_the_view_shows_go_no_higher, .init = focus_up, .fini = focus_down)
 {
-	struct calltree *t = tree(), *callers = tree(), *callees = tree();
-	struct flat scratch = { 0 };
 
-	ADD(t, 90, MAIN, A, C);
-	ADD(t, 10, MAIN, B, C);
-	cr_assert_eq(flat__focus(&scratch, t, C, CT_CUMULATIVE, 0, 64, 0.2, callers, callees), 0);
+	ADD(tr, 90, MAIN, A, C);
+	ADD(tr, 10, MAIN, B, C);
+	cr_assert_eq(flat__focus(&scratch, tr, C, CT_CUMULATIVE, 0, 64, 0.2, callers, callees), 0);
 	cr_assert_neq(calltree__child(callers, calltree__child(callers, CT_ROOT, A), MAIN),
 		      CT_NONE, "a's 90 samples: its caller too");
 	cr_assert_eq(calltree__child(callers, calltree__child(callers, CT_ROOT, B), MAIN),
 		     CT_NONE, "b's 10 samples, under 20% of c's 100: not followed further up");
 	cr_assert_float_eq(calltree__weight(callers, calltree__child(callers, CT_ROOT, B),
 					    CT_CUMULATIVE, 0), 10, 1e-9, "but b itself is there");
-	calltree__delete(t);
-	calltree__delete(callers);
-	flat__free(&scratch);
-	calltree__delete(callees);
 }
 
 /* A callee light on each path but heavy merged is followed; one light
 ** merged is made but not followed (the view could not show below it). */
-Test(flat, callees_are_pruned_by_their_merged_weight)
+Test(flat, callees_are_pruned_by_their_merged_weight, .init = focus_up, .fini = focus_down)
 {
-	struct calltree *t = tree(), *callers = tree(), *callees = tree();
-	struct flat scratch = { 0 };
 	uint32_t f, a;
 
-	ADD(t, 3, MAIN, A, C, F, B);
-	ADD(t, 3, MAIN, B, C, F, B);
-	ADD(t, 4, MAIN, A, C);
-	ADD(t, 1, MAIN, A, C, A, F);
+	ADD(tr, 3, MAIN, A, C, F, B);
+	ADD(tr, 3, MAIN, B, C, F, B);
+	ADD(tr, 4, MAIN, A, C);
+	ADD(tr, 1, MAIN, A, C, A, F);
 	/* c weighs 11; min 0.5 of it is 5.5: f (3 + 3 merged) goes on, a (1) stops */
-	cr_assert_eq(flat__focus(&scratch, t, C, CT_CUMULATIVE, 0, 64, 0.5, callers, callees), 0);
+	cr_assert_eq(flat__focus(&scratch, tr, C, CT_CUMULATIVE, 0, 64, 0.5, callers, callees), 0);
 	f = calltree__child(callees, CT_ROOT, F);
 	a = calltree__child(callees, CT_ROOT, A);
 	cr_assert_float_eq(calltree__weight(callees, f, CT_CUMULATIVE, 0), 6, 1e-9);
@@ -214,11 +203,7 @@ Test(flat, callees_are_pruned_by_their_merged_weight)
 					    CT_CUMULATIVE, 0), 6, 1e-9, "below the merged f");
 	cr_assert_float_eq(calltree__weight(callees, a, CT_CUMULATIVE, 0), 1, 1e-9);
 	cr_assert_eq(calltree__first(callees, a), CT_NONE, "a is too light to follow");
-	cr_assert_eq(flat__focus(&scratch, t, C, CT_CUMULATIVE, 0, 64, 0, callers, callees), 0);
+	cr_assert_eq(flat__focus(&scratch, tr, C, CT_CUMULATIVE, 0, 64, 0, callers, callees), 0);
 	a = calltree__child(callees, CT_ROOT, A);
 	cr_assert_neq(calltree__child(callees, a, F), CT_NONE, "min 0 follows all");
-	flat__free(&scratch);
-	calltree__delete(t);
-	calltree__delete(callers);
-	calltree__delete(callees);
 }
