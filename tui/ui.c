@@ -302,6 +302,18 @@ static double focus_min(const struct ui *u)
 	return (all > 0 ? zoom / all : 1) / ((u->cols > 0 ? u->cols : 1) * LAYOUT_SUB);
 }
 
+/* Build the focus trees of u->focus in t with threshold min; -ENOMEM said. */
+static int build_focus(struct ui *u, const struct calltree *t, double min)
+{
+	u->focus_min = min;
+	if (!flat__focus(&u->flat, t, u->focus, u->window, u->fb_only, (uint32_t)u->up_h + 1,
+			 min, u->callers, u->callees))
+		return 0;
+	u->built_focus.t = NULL;
+	ui__status(u, 1, "out of memory");
+	return -ENOMEM;
+}
+
 /* UI_FOCUS: the callers and callees of u->focus in the shown tree; the callees
 ** are the tree the icicle's keys move in, the callers drawn above it. */
 static const struct calltree *relayout_focus(struct ui *u, const struct calltree *t)
@@ -318,21 +330,15 @@ static const struct calltree *relayout_focus(struct ui *u, const struct calltree
 		return t;
 	}
 	u->up_h = u->body_h / 2;
-	min = focus_min(u);
 	/* Built again for a threshold at least twice finer (zooming in): a zoom
 	** root whose share moves a little does not, and boxes narrower than a cell
-	** are not drawn anyway. A zoom root the last build did not have is found in
-	** this one, which may ask once more. */
-	for (int again = !still(&u->built_focus, u, t, u->focus) || min < u->focus_min / 2,
-		 k = 0; again && k < 2; again = (min = focus_min(u)) < u->focus_min / 2, k++) {
-		u->focus_min = min;
-		if (flat__focus(&u->flat, t, u->focus, u->window, u->fb_only,
-				(uint32_t)u->up_h + 1, min, u->callers, u->callees)) {
-			u->built_focus.t = NULL;
-			ui__status(u, 1, "out of memory");
-			return t;
-		}
-	}
+	** are not drawn anyway. A zoom root the last build did not have is found
+	** in this one, which may ask once more. */
+	min = focus_min(u);
+	if ((!still(&u->built_focus, u, t, u->focus) || min < u->focus_min / 2) &&
+	    (build_focus(u, t, min) ||
+	     ((min = focus_min(u)) < u->focus_min / 2 && build_focus(u, t, min))))
+		return t;
 	/* The callers' root is the function itself, which the callees' root shows. */
 	r = (struct layout_req){ .tree = u->callers, .top = CT_ROOT, .window = CT_CUMULATIVE,
 				 .cols = u->cols, .rows = u->up_h, .scroll = 1 };
