@@ -19,9 +19,9 @@
 #include <string.h>
 
 #include "base/grow.h"
+#include "base/idmap.h"
 #include "collect/collect.h"
 #include "collect/labels.h"
-#include "base/idmap.h"
 #include "collect/threads.h"
 #include "collect/framecache.h"
 #include "collect/sample.h"
