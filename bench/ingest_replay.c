@@ -24,6 +24,7 @@
 #include "lua/detect.h"
 #include "lua/trace.h"
 #include "proc/model.h"
+#include "wire/pack.h"
 #include "wire/record.h"
 
 #define MAX_RULES	LUATRACE_RULE__COUNT
@@ -46,6 +47,7 @@ static int load(const char *path, struct recording *r)
 {
 	struct lt_record_hdr h;
 	FILE *f = fopen(path, "re");
+	static __u8 rec[sizeof(struct lt_sample)];
 	size_t cap = 0;
 	__u32 len;
 
@@ -55,7 +57,7 @@ static int load(const char *path, struct recording *r)
 		return -1;
 	}
 	while (fread(&len, sizeof(len), 1, f) == 1) {
-		if (len > sizeof(struct lt_sample))
+		if (len > sizeof(rec) || fread(rec, len, 1, f) != 1)
 			break;
 		if (r->n == cap) {
 			cap = cap ? 2 * cap : 4096;
@@ -64,7 +66,7 @@ static int load(const char *path, struct recording *r)
 				return -1;
 		}
 		memset(&r->s[r->n], 0, sizeof(r->s[0]));
-		if (fread(&r->s[r->n], len, 1, f) != 1)
+		if (lt_sample_unpack(&r->s[r->n], rec, len))
 			break;
 		r->n++;
 	}

@@ -20,6 +20,7 @@
 #include "bpf/loader.h"
 #include "bpf/tables.h"
 #include "sampler.skel.h"
+#include "wire/pack.h"
 
 #define DEFAULT_RINGBUF	(8u << 20)
 #define MAX_RINGBUF	(256u << 20)
@@ -79,12 +80,10 @@ static int on_ringbuf(void *ctx, void *data, size_t size)
 	if (size < sizeof(type))
 		return 0;
 	memcpy(&type, data, sizeof(type));
-	/* Never trust a short record or an unknown type. */
-	if (type == LT_WIRE_SAMPLE && size >= LT_SAMPLE_LUA_OFF && size <= sizeof(s->sample)) {
-		/* Sized to its content: copied whole into a full struct, so that the
-		** record's reader never reads past it; n_lua must fit what came. */
-		memcpy(&s->sample, data, size);
-		if (s->sample.n_lua > LT_MAX_LUA || lt_sample_size(s->sample.n_lua) > size)
+	/* Never trust a short record or an unknown type: a sample record unpacks
+	** into a full struct only when its size matches its counts. */
+	if (type == LT_WIRE_SAMPLE) {
+		if (size > sizeof(s->sample) || lt_sample_unpack(&s->sample, data, (__u32)size))
 			return 0;
 		return s->on_sample ? s->on_sample(&s->sample, s->ctx) : 0;
 	}

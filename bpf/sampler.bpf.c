@@ -81,6 +81,10 @@ static __always_inline int memo_find_rule(struct lt_walk *w, __u64 pc, struct lt
 #define LT_FIND_RULE(w, pc, rule, row) memo_find_rule((w), (pc), (rule), (row))
 #include "walk/driver.h"
 
+#define LT_PACK_COPY(dst, src, n) bpf_probe_read_kernel((dst), (n), (src))
+#define LT_PACK_BOUND(x) asm volatile("" : "+r"(x))
+#include "wire/pack.h"
+
 /*
 ** The stack window: the user stack's page at the sampled sp and the page above,
 ** copied in two reads (one per page: a read that reached into an unmapped page
@@ -485,15 +489,29 @@ __attribute__((noinline)) int walk_current(__u32 tgid, __u32 tid, __u32 slot)
 	return 0;
 }
 
-/* Send the walked sample, sized to its Lua frames. */
+/* The packed record of the sample being sent (wire/pack.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lt_sample);
+} packed SEC(".maps");
+
+/* Send the walked sample, packed to what it holds. */
 static __always_inline void send_sample(struct sampler_walk *sw)
 {
 	struct lt_walk *w = &sw->w;
-	__u32 size = lt_sample_size(w->s.n_lua);
+	__u8 *out = bpf_map_lookup_elem(&packed, &(__u32){ 0 });
+	__u32 size;
 	__u64 flags;
 
+	if (!out) {
+		count_drop(LT_DROP_NO_SCRATCH);
+		return;
+	}
+	size = lt_sample_pack(out, &w->s);
 	asm volatile("" : "+r"(size));
-	if (size > sizeof(w->s))	/* for the verifier: lt_sample_size never exceeds it */
+	if (size > sizeof(w->s))	/* for the verifier: a record never exceeds it */
 		size = sizeof(w->s);
 	/* A wakeup per sample costs more than the whole walk (an irq_work,
 	** ~8 us in a VM): user space polls on a timer and is woken only when
@@ -502,7 +520,7 @@ static __always_inline void send_sample(struct sampler_walk *sw)
 	** sample there is cut short, so it is told now, not at its next timer. */
 	flags = bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) > wakeup_bytes ||
 		(w->s.flags & LT_SAMPLE_NEW_CODE) ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
-	if (bpf_ringbuf_output(&samples, &w->s, size, flags))
+	if (bpf_ringbuf_output(&samples, out, size, flags))
 		count_drop(LT_DROP_RINGBUF_FULL);
 	if (capture_every && sw->capturing)
 		capture_end(sw);

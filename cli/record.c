@@ -7,6 +7,7 @@
 
 #include "cli/record.h"
 #include "export/output.h"
+#include "wire/pack.h"
 #include "wire/record.h"
 
 FILE *record__open(const char *path)
@@ -38,9 +39,10 @@ FILE *record__open(const char *path)
 
 int record__write(FILE *f, const struct lt_sample *s)
 {
-	__u32 len = lt_sample_size(s->n_lua);	/* as the sampler sent it */
+	__u8 rec[sizeof(struct lt_sample)];
+	__u32 len = lt_sample_pack(rec, s);	/* as the sampler sent it */
 
-	if (fwrite(&len, sizeof(len), 1, f) != 1 || fwrite(s, len, 1, f) != 1)
+	if (fwrite(&len, sizeof(len), 1, f) != 1 || fwrite(rec, len, 1, f) != 1)
 		return errno ? -errno : -EIO;
 	return 0;
 }

@@ -16,7 +16,7 @@
 
 /* -- Version and record types ---------------------------------------------- */
 
-#define LT_WIRE_VERSION		7	/* bump on any change of this file's layouts */
+#define LT_WIRE_VERSION		8	/* bump on any change of this file's layouts */
 #define LT_WIRE_TYPE(kind)	(0x4c540000u | (kind) << 8 | LT_WIRE_VERSION)	/* "LT" */
 #define LT_WIRE_SAMPLE		LT_WIRE_TYPE(0)	/* struct lt_sample */
 #define LT_WIRE_CAPTURE		LT_WIRE_TYPE(1)	/* struct lt_capture */
@@ -150,22 +150,21 @@ struct lt_lua_frame {
 };
 
 /*
-** One sample:
+** One sample, as the walk builds it (every array at its full size):
 **
 **   +------+------+-----+-----+---------+--------+----------+-------+-----------+
 **   | type | tgid | tid | cpu | time_ns | n_user | n_kernel | flags | user_stop |
-**   | event | weight_ns                                                         |
-**   +------+------+-----+-----+---------+--------+----------+-------+-----------+
+**   | event | weight_ns | vmstate | n_lua | G | L | trace_T                     |
+**   +---------------------------------------------------------------------------+
 **   | user[LT_MAX_USER]       pcs, leaf first, n_user valid                     |
 **   | kernel[LT_MAX_KERNEL]   return addresses, leaf first, n_kernel valid      |
+**   | lua[LT_MAX_LUA]         Lua frames, leaf first, n_lua valid               |
+**   | trace_hdr[LT_TRACE_HDR] the running trace, as read at the sample          |
 **   | user_how[LT_MAX_USER]   enum lt_frame_how of each user frame              |
-**   | vmstate | n_lua | G | L                                                    |
-**   | trace_T | trace_hdr[LT_TRACE_HDR]   the running trace, as read at the sample |
-**   | lua[LT_MAX_LUA]         Lua frames, leaf first, n_lua valid                 |
 **   +---------------------------------------------------------------------------+
 **
-** A record is sent sized to its content: it ends after lua[n_lua - 1]
-** (lt_sample_size); what follows is not sent.
+** It crosses the ring buffer (and --record files) packed: the head, then each
+** array cut to its count, trace_hdr only when trace_T is set (wire/pack.h).
 */
 struct lt_sample {
 	__u32 type;			/* LT_WIRE_SAMPLE */
@@ -179,28 +178,24 @@ struct lt_sample {
 	__u8 user_stop;			/* enum lt_stop: why the user walk ended */
 	__u8 event;			/* enum lt_event */
 	__u64 weight_ns;		/* LT_EVENT_OFFCPU: nanoseconds blocked; else 0 */
-	__u64 user[LT_MAX_USER];	/* user pcs, leaf first (callers: return addresses) */
-	__u64 kernel[LT_MAX_KERNEL];	/* kernel return addresses, leaf first */
-	__u8 user_how[LT_MAX_USER];	/* enum lt_frame_how per user frame, | LT_HOW_F_* */
 	__s32 vmstate;			/* G->vmstate: ~LJ_VMST_* (< 0) or trace number */
 	__u16 n_lua;			/* valid entries in lua[] */
 	__u16 pad1;
 	__u64 G;			/* global_State of the thread's LuaJIT VM, 0 unknown */
 	__u64 L;			/* lua_State running at the sample (cur_L) */
 	__u64 trace_T;			/* vmstate >= 0: its GCtrace (J->trace[vmstate]), 0 unknown */
+	/* -- the head ends here (LT_SAMPLE_HEAD) -- */
+	__u64 user[LT_MAX_USER];	/* user pcs, leaf first (callers: return addresses) */
+	__u64 kernel[LT_MAX_KERNEL];	/* kernel return addresses, leaf first */
+	struct lt_lua_frame lua[LT_MAX_LUA];	/* leaf first */
 	__u8 trace_hdr[LT_TRACE_HDR];	/* the first bytes of that GCtrace, read at the sample:
 					   user space decodes them (lua/trace.c) and knows
 					   the trace's later reads are of the same trace */
-	struct lt_lua_frame lua[LT_MAX_LUA];	/* leaf first */
+	__u8 user_how[LT_MAX_USER];	/* enum lt_frame_how per user frame, | LT_HOW_F_* */
 };
 
-/* The bytes of a sample with n_lua Lua frames as it crosses the ring buffer. */
-#define LT_SAMPLE_LUA_OFF	__builtin_offsetof(struct lt_sample, lua)
-static inline __u32 lt_sample_size(__u32 n_lua)
-{
-	return LT_SAMPLE_LUA_OFF + (n_lua < LT_MAX_LUA ? n_lua : LT_MAX_LUA) *
-				   (__u32)sizeof(struct lt_lua_frame);
-}
+/* The fields every record carries whole, before its arrays. */
+#define LT_SAMPLE_HEAD	72
 
 /* The user registers a walk starts from. */
 struct lt_uregs {
@@ -297,14 +292,14 @@ struct lt_lua_cfg {
 
 /* -- Layout checks ------------------------------------------------------------ */
 
-#define LT_SAMPLE_HDR_SIZE	40
 _Static_assert(sizeof(struct lt_lua_frame) == 32, "lt_lua_frame layout");
 _Static_assert(sizeof(struct lt_sample) ==
-	       LT_SAMPLE_HDR_SIZE + 8 * (LT_MAX_USER + LT_MAX_KERNEL) + LT_MAX_USER + 24 +
-	       8 + LT_TRACE_HDR + 32 * LT_MAX_LUA, "lt_sample layout changed: bump the wire version");
-_Static_assert(LT_TRACE_HDR % 8 == 0, "trace_hdr keeps lua[] aligned");
-_Static_assert(__builtin_offsetof(struct lt_sample, user) == LT_SAMPLE_HDR_SIZE,
-	       "lt_sample header size");
+	       LT_SAMPLE_HEAD + 8 * (LT_MAX_USER + LT_MAX_KERNEL) + 32 * LT_MAX_LUA +
+	       LT_TRACE_HDR + LT_MAX_USER, "lt_sample layout changed: bump the wire version");
+_Static_assert(__builtin_offsetof(struct lt_sample, user) == LT_SAMPLE_HEAD,
+	       "lt_sample head size");
+_Static_assert(__builtin_offsetof(struct lt_sample, user_how) + LT_MAX_USER ==
+	       sizeof(struct lt_sample), "user_how is last: the arrays pack in struct order");
 _Static_assert(sizeof(struct lt_uregs) == 48, "lt_uregs layout");
 _Static_assert(sizeof(struct lt_read) == 24, "lt_read layout");
 _Static_assert(__builtin_offsetof(struct lt_capture, reads) == 72, "lt_capture header");

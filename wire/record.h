@@ -3,7 +3,7 @@
 ** bug reports and for replaying into the collector (bench/ingest_replay.c).
 **
 **   struct lt_record_hdr, then per sample: a __u32 length, then that many
-**   bytes of struct lt_sample (length <= sizeof(struct lt_sample)).
+**   bytes of the packed sample record (wire/pack.h).
 **
 ** Native byte order; a file is read only by the build whose wire format
 ** (LT_WIRE_SAMPLE) wrote it.

@@ -1,0 +1,100 @@
+/*
+** wire/pack.h: the packed sample record, as the sampler sends it.
+*/
+#include <criterion/criterion.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "wire/pack.h"
+
+static struct lt_sample in, out;
+static __u8 rec[sizeof(struct lt_sample)];
+
+/* A sample with n_user, n_kernel and n_lua frames of recognisable values. */
+static void fill(unsigned nu, unsigned nk, unsigned nl, int trace)
+{
+	memset(&in, 0, sizeof(in));
+	in.type = LT_WIRE_SAMPLE;
+	in.tgid = 42;
+	in.tid = 43;
+	in.time_ns = 123456789;
+	in.n_user = (__u16)nu;
+	in.n_kernel = (__u16)nk;
+	in.n_lua = (__u16)nl;
+	in.vmstate = trace ? 7 : -1;
+	in.G = 0x1000;
+	in.L = 0x2000;
+	in.trace_T = trace ? 0x3000 : 0;
+	for (unsigned i = 0; i < LT_MAX_USER; i++) {
+		in.user[i] = 0x400000 + i;
+		in.user_how[i] = (__u8)(i % 5);
+	}
+	for (unsigned i = 0; i < LT_MAX_KERNEL; i++)
+		in.kernel[i] = 0xffffffff81000000ull + i;
+	for (unsigned i = 0; i < LT_MAX_LUA; i++)
+		in.lua[i] = (struct lt_lua_frame){ .fn = 0x5000 + i, .pc = 0x6000 + i,
+						   .kind = LT_LUA_LUA, .link = LT_LINK_LUA };
+	for (unsigned i = 0; i < LT_TRACE_HDR; i++)
+		in.trace_hdr[i] = (__u8)(i + 1);
+}
+
+/* Pack, unpack, and compare what the counts say is valid. */
+static __u32 round_trip(void)
+{
+	__u32 size = lt_sample_pack(rec, &in);
+
+	memset(&out, 0xa5, sizeof(out));
+	cr_assert_eq(lt_sample_unpack(&out, rec, size), 0);
+	cr_assert_eq(memcmp(&out, &in, LT_SAMPLE_HEAD), 0, "head");
+	cr_assert_eq(memcmp(out.user, in.user, 8 * in.n_user), 0, "user");
+	cr_assert_eq(memcmp(out.user_how, in.user_how, in.n_user), 0, "user_how");
+	cr_assert_eq(memcmp(out.kernel, in.kernel, 8 * in.n_kernel), 0, "kernel");
+	cr_assert_eq(memcmp(out.lua, in.lua, sizeof(in.lua[0]) * in.n_lua), 0, "lua");
+	if (in.trace_T)
+		cr_assert_eq(memcmp(out.trace_hdr, in.trace_hdr, LT_TRACE_HDR), 0, "trace_hdr");
+	else
+		for (unsigned i = 0; i < LT_TRACE_HDR; i++)
+			cr_assert_eq(out.trace_hdr[i], 0, "no trace: trace_hdr zeroed");
+	return size;
+}
+
+Test(wire_pack, a_sample_round_trips_at_its_size)
+{
+	fill(12, 0, 3, 1);
+	cr_assert_eq(round_trip(), LT_SAMPLE_HEAD + 12 * 9 + 3 * 32 + LT_TRACE_HDR);
+	fill(6, 20, 0, 0);
+	cr_assert_eq(round_trip(), LT_SAMPLE_HEAD + 6 * 9 + 20 * 8);
+	fill(0, 0, 0, 0);
+	cr_assert_eq(round_trip(), LT_SAMPLE_HEAD);
+}
+
+Test(wire_pack, full_arrays_fill_the_struct_exactly)
+{
+	fill(LT_MAX_USER, LT_MAX_KERNEL, LT_MAX_LUA, 1);
+	cr_assert_eq(round_trip(), sizeof(struct lt_sample));
+}
+
+Test(wire_pack, counts_past_the_arrays_are_cut_when_packed)
+{
+	fill(0, 0, 0, 0);
+	in.n_user = LT_MAX_USER + 5;
+	in.n_kernel = 0xffff;
+	in.n_lua = LT_MAX_LUA + 1;
+	/* The head keeps the counts as they were: such a record is refused. */
+	cr_assert_leq(lt_sample_pack(rec, &in), sizeof(struct lt_sample));
+	cr_assert_eq(lt_sample_unpack(&out, rec, sizeof(struct lt_sample)), -1);
+}
+
+Test(wire_pack, records_that_do_not_match_their_counts_are_refused)
+{
+	__u32 size;
+
+	fill(10, 2, 4, 1);
+	size = lt_sample_pack(rec, &in);
+	cr_assert_eq(lt_sample_unpack(&out, rec, size - 1), -1, "short");
+	cr_assert_eq(lt_sample_unpack(&out, rec, size + 8), -1, "long");
+	cr_assert_eq(lt_sample_unpack(&out, rec, LT_SAMPLE_HEAD - 1), -1, "no head");
+	cr_assert_eq(lt_sample_unpack(&out, rec, 0), -1, "empty");
+	memset(rec + offsetof(struct lt_sample, trace_T), 0, 8);	/* now 120 bytes too long */
+	cr_assert_eq(lt_sample_unpack(&out, rec, size), -1, "trace flag");
+}
