@@ -11,23 +11,17 @@
 #define LUATOP_LUA_CFRAME_H
 
 #include "lua/layout.h"
+#include "lua/state.h"
 #include "unwind/step.h"
 
-/* Is Lx a lua_State of the VM G? (glref points back to G) */
-static LT_INLINE int lt_lj_is_L(void *ctx, __u64 Lx, __u64 G)
-{
-	__u64 g;
-
-	return Lx && !LT_READ_USER(ctx, &g, sizeof(g), Lx + LT_LJ_L_GLREF) && g == G;
-}
-
-/* The innermost cframe of L at or above sp, or 0. */
-static LT_INLINE __u64 lt_lj_chain_find(void *ctx, __u64 L, __u64 sp)
+/* The innermost cframe of L at or above sp, or 0 (ls: lua/state.h). */
+static LT_INLINE __u64 lt_lj_chain_find(void *ctx, struct lt_lj_state *ls, __u64 L, __u64 sp)
 {
 	__u64 c;
 
-	if (!L || LT_READ_USER(ctx, &c, sizeof(c), L + LT_LJ_L_CFRAME))
+	if (lt_lj_state_get(ctx, ls, L))
 		return 0;
+	c = lt_lj_state_u64(ls, LT_LJ_L_CFRAME);
 	for (int i = 0; i < LT_LJ_CFRAME_CHAIN; i++) {
 		c &= LT_LJ_CFRAME_RAWMASK;
 		if (!c)
@@ -45,22 +39,24 @@ static LT_INLINE __u64 lt_lj_chain_find(void *ctx, __u64 L, __u64 sp)
 ** searched first; it becomes the frame's SAVE_L (a coroutine's resumer after
 ** its resume frame). Without a chain hit, the frame must sit at sp (bytecode
 ** handlers) or sp+8 (frameless helpers) with a SAVE_L of this VM.
+** The lua_States met are read through ls (lua/state.h).
 ** Returns LT_STOP__COUNT to go on, or why not.
 */
-static LT_INLINE int lt_lj_step(void *ctx, __u64 G, __u64 *L, struct lt_uw_regs *r, __u8 *how)
+static LT_INLINE int lt_lj_step(void *ctx, struct lt_lj_state *ls, __u64 G, __u64 *L,
+				struct lt_uw_regs *r, __u8 *how)
 {
-	__u64 cf = lt_lj_chain_find(ctx, *L, r->sp), Lx = 0, ra, bp;
+	__u64 cf = lt_lj_chain_find(ctx, ls, *L, r->sp), Lx = 0, ra, bp;
 
 	if (cf) {
 		if (LT_READ_STACK(ctx, &Lx, cf + LT_LJ_CFRAME_OFS_L) ||
-		    !lt_lj_is_L(ctx, Lx, G))
+		    !lt_lj_is_L(ctx, ls, Lx, G))
 			Lx = *L;
 	} else {
 		for (int k = 0; k < 2 && !cf; k++) {
 			__u64 c = r->sp + 8 * k;
 
 			if (!LT_READ_STACK(ctx, &Lx, c + LT_LJ_CFRAME_OFS_L) &&
-			    lt_lj_is_L(ctx, Lx, G))
+			    lt_lj_is_L(ctx, ls, Lx, G))
 				cf = c;
 		}
 		if (!cf)

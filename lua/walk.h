@@ -1,7 +1,11 @@
 /*
 ** The Lua frame walk of one lua_State, one frame per step (luajit_internals.md
 ** §3.1, §3.7; GC64 two-slot frames). Shared by the BPF sampler and user-space
-** tests. The includer defines LT_INLINE and LT_READ_USER(ctx, dst, size, addr).
+** tests. The includer defines LT_INLINE and LT_READ_USER(ctx, dst, size, addr),
+** and may define (the sampler does, to read the Lua stack's top once):
+**   LT_LUA_WINDOW(ctx, lo, end)        a walk starts: its frames are in [lo, end)
+**   LT_READ_LUA_SLOTS(ctx, dst, addr)  the 16 bytes of a frame's function and
+**                                      link at addr, as LT_READ_USER would
 **
 **   base-2: function TValue   base-1: link (ftsz)   base: first argument
 **
@@ -14,6 +18,14 @@
 
 #include "wire/luatop.h"
 #include "lua/layout.h"
+#include "lua/state.h"
+
+#ifndef LT_LUA_WINDOW
+#define LT_LUA_WINDOW(ctx, lo, end) ((void)0)
+#endif
+#ifndef LT_READ_LUA_SLOTS
+#define LT_READ_LUA_SLOTS(ctx, dst, addr) LT_READ_USER((ctx), (dst), 16, (addr))
+#endif
 
 struct lt_lua_walk {
 	__u64 f;		/* address of the next frame's link slot (its base - 8) */
@@ -33,11 +45,11 @@ struct lt_lua_walk {
 ** marked LT_LJ_CONT_FFI_CALLBACK) is the one a few slots below, above the results:
 ** its base, or base itself when a frame is there or none is found.
 */
-static LT_INLINE __u64 lt_lua_cb_leave_base(void *ctx, __u64 L, __u64 base)
+static LT_INLINE __u64 lt_lua_cb_leave_base(void *ctx, const struct lt_lj_state *ls, __u64 base)
 {
-	__u64 top = 0, fv = 0, ft = 0, cont = 0;
+	__u64 fv = 0, ft = 0, cont = 0;
 
-	if (LT_READ_USER(ctx, &top, sizeof(top), L + LT_LJ_L_TOP) || top != base ||
+	if (lt_lj_state_u64(ls, LT_LJ_L_TOP) != base ||
 	    LT_READ_USER(ctx, &fv, sizeof(fv), base - 16))
 		return base;
 	if ((fv >> LT_LJ_TAG_SHIFT) == LT_LJ_TAG_FUNC || (fv >> LT_LJ_TAG_SHIFT) == LT_LJ_TAG_THREAD)
@@ -56,23 +68,22 @@ static LT_INLINE __u64 lt_lua_cb_leave_base(void *ctx, __u64 L, __u64 base)
 	return base;
 }
 
-/* Start walking L at base with the top frame's pc. 0, or -1 if L is unreadable. */
-static LT_INLINE int lt_lua_walk_init(void *ctx, struct lt_lua_walk *w, __u64 L, __u64 base,
-				      __u64 pc)
+/*
+** Start walking L at base with the top frame's pc. 0, or -1 if L is unreadable.
+** L's fields come through ls (lua/state.h).
+*/
+static LT_INLINE int lt_lua_walk_init(void *ctx, struct lt_lua_walk *w, struct lt_lj_state *ls,
+				      __u64 L, __u64 base, __u64 pc)
 {
-	__u32 size;
-
 	w->lo = 0;
-	if (LT_READ_USER(ctx, &w->lo, sizeof(w->lo), L + LT_LJ_L_STACK) ||
-	    LT_READ_USER(ctx, &size, sizeof(size), L + LT_LJ_L_STACKSIZE))
+	if (lt_lj_state_get(ctx, ls, L))
 		return -1;
-	if (!base) {
-		if (LT_READ_USER(ctx, &base, sizeof(base), L + LT_LJ_L_BASE))
-			return -1;
-		base = lt_lua_cb_leave_base(ctx, L, base);
-	}
-	w->hi = w->lo + 8ull * size;
+	w->lo = lt_lj_state_u64(ls, LT_LJ_L_STACK);
+	if (!base)
+		base = lt_lua_cb_leave_base(ctx, ls, lt_lj_state_u64(ls, LT_LJ_L_BASE));
+	w->hi = w->lo + 8ull * lt_lj_state_stacksize(ls);
 	w->f = base - 8;
+	LT_LUA_WINDOW(ctx, w->lo, base);	/* the top frame's slots end at base */
 	w->pc = pc;
 	w->flags = LT_LUAF_PC_TOP;
 	w->skip = 0;
@@ -122,7 +133,7 @@ static LT_INLINE int lt_lua_walk_step(void *ctx, struct lt_lua_walk *w,
 	*emit = 0;
 	if (f < w->lo + 16 || f >= w->hi || (f & 7))
 		return 1;	/* the bottom frame (at stack + 8), or off the stack */
-	if (LT_READ_USER(ctx, slot, sizeof(slot), f - 8)) {	/* function and link at once */
+	if (LT_READ_LUA_SLOTS(ctx, slot, f - 8)) {	/* function and link at once */
 		w->bad = 1;
 		return 1;
 	}

@@ -43,6 +43,7 @@ struct lt_walk {
 	struct lt_uw_regs r;	/* the frame being unwound */
 	struct lt_lua_walk lw;	/* the Lua walk in progress */
 	struct lt_lua_cfg cfg;	/* the process's LuaJIT facts */
+	struct lt_lj_state ls;	/* the lua_State read last (its fields, for the walk) */
 	__u64 L;		/* lua_State whose cframe chain the native walk follows */
 	__u64 walked_L;		/* lua_State whose Lua frames were walked last */
 	__u32 slot;		/* the process's uw_procs slot */
@@ -94,7 +95,7 @@ static long lt_walk_lua_frame(__u32 i, void *arg)
 static LT_INLINE void lt_walk_lua(struct lt_walk *w, __u64 L, __u64 base, __u64 pc)
 {
 	w->walked_L = L;
-	if (lt_lua_walk_init(w, &w->lw, L, base, pc))
+	if (lt_lua_walk_init(w, &w->lw, &w->ls, L, base, pc))
 		return;
 	LT_UW_LOOP(LT_MAX_LUA, lt_walk_lua_frame, LT_WALK_ARG(w));
 }
@@ -152,8 +153,8 @@ static LT_INLINE void lt_walk_lua_top(struct lt_walk *w, const struct lt_uregs *
 	} else if (st >= 0) {
 		LT_READ_USER(w, &base, sizeof(base), G + w->cfg.off_jit_base);
 		pc = lt_walk_trace(w, G, st);
-	} else if (!LT_READ_USER(w, &cf, sizeof(cf), L + LT_LJ_L_CFRAME) &&
-		   (cf &= LT_LJ_CFRAME_RAWMASK) &&
+	} else if (!lt_lj_state_get(w, &w->ls, L) &&
+		   (cf = lt_lj_state_u64(&w->ls, LT_LJ_L_CFRAME) & LT_LJ_CFRAME_RAWMASK) &&
 		   !LT_READ_USER(w, &pc, sizeof(pc), cf + LT_LJ_CFRAME_OFS_PC) && pc == L) {
 		pc = 0;		/* SAVE_PC == L: no Lua frame on top */
 	}
@@ -164,7 +165,7 @@ static LT_INLINE void lt_walk_lua_top(struct lt_walk *w, const struct lt_uregs *
 static LT_INLINE int lt_walk_valid_G(struct lt_walk *w, __u64 G, __u64 *L)
 {
 	return G && !LT_READ_USER(w, L, sizeof(*L), G + w->cfg.off_cur_L) &&
-	       lt_lj_is_L(w, *L, G);
+	       lt_lj_is_L(w, &w->ls, *L, G);
 }
 
 /*
@@ -204,6 +205,7 @@ static LT_INLINE void lt_walk_reset(struct lt_walk *w)
 	w->vm_sp = 0;
 	w->found_G = 0;
 	w->L = w->walked_L = 0;
+	w->ls.L = 0;
 }
 
 /*
@@ -248,7 +250,7 @@ static LT_INLINE int lt_walk_vm_frame(struct lt_walk *w, __u16 n)
 		w->vm_sp = w->r.sp;	/* for lt_walk_G_from_cframe, after the walk */
 		return -1;
 	}
-	rc = lt_lj_step(w, w->s.G, &w->L, &w->r, &w->how);
+	rc = lt_lj_step(w, &w->ls, w->s.G, &w->L, &w->r, &w->how);
 	if (rc == LT_STOP__COUNT)
 		lt_walk_lua_switch(w);
 	/* No cframe found: the VM's own FDE (CFA = rsp+80) is the fallback. */
@@ -309,7 +311,7 @@ static long lt_walk_frame(__u32 i, void *arg)
 			w->s.flags |= LT_SAMPLE_NEW_CODE;
 		if (((rc == LT_STOP__COUNT && rule.kind == LT_UW_FP) ||
 		     (rc == LT_STOP_NO_MAPPING && w->s.vmstate >= 0)) &&
-		    w->lua_on && lt_lj_step(w, w->s.G, &w->L, &w->r, &w->how) == LT_STOP__COUNT) {
+		    w->lua_on && lt_lj_step(w, &w->ls, w->s.G, &w->L, &w->r, &w->how) == LT_STOP__COUNT) {
 			rc = LT_STOP__COUNT;
 			w->s.user_how[n & (LT_MAX_USER - 1)] |= LT_HOW_F_TRACE;
 			lt_walk_lua_switch(w);

@@ -63,10 +63,11 @@ static void setup(struct mem *m, uint64_t base, uint64_t top)
 static unsigned walk(struct mem *m, struct lt_lua_frame *out, unsigned max, int *bad)
 {
 	struct lt_lua_walk w;
+	struct lt_lj_state ls = { 0 };
 	unsigned n = 0;
 	int emit, done = 0;
 
-	cr_assert_eq(lt_lua_walk_init(m, &w, LS, 0, 0), 0);
+	cr_assert_eq(lt_lua_walk_init(m, &w, &ls, LS, 0, 0), 0);
 	while (!done && n < max) {
 		done = lt_lua_walk_step(m, &w, &out[n], &emit);
 		n += emit;

@@ -1,0 +1,63 @@
+/*
+** The fields of a lua_State the walk uses, read in one read of user memory and
+** kept for the rest of the walk: its G (glref), the Lua stack's bounds, base
+** and top, the head of its cframe chain. A LuaJIT sample asked for them six to
+** eight times, one read each (the G check, the walk's start, every VM frame's
+** chain search and SAVE_L check); a read costs ~130 ns on this VM whatever its
+** size up to a page. The thread is stopped while it is walked, so what was read
+** stays true for the walk.
+**
+** Shared by the BPF sampler and user space. The includer defines LT_INLINE and
+** LT_READ_USER(ctx, dst, size, addr).
+*/
+#ifndef LUATOP_LUA_STATE_H
+#define LUATOP_LUA_STATE_H
+
+#include "lua/layout.h"
+
+/* Bytes read: from glref (the first field used) to the end of the lua_State
+** (96 bytes in GC64 builds: stacksize, the last field used, and padding). */
+#define LT_LJ_L_SPAN	(96 - LT_LJ_L_GLREF)
+
+struct lt_lj_state {
+	__u64 L;			/* whose fields raw holds; 0: none */
+	__u8 raw[LT_LJ_L_SPAN];		/* lua_State bytes from glref on */
+};
+
+/* One 8-byte field of the state read last, at its lua_State offset. */
+static LT_INLINE __u64 lt_lj_state_u64(const struct lt_lj_state *ls, __u32 off)
+{
+	__u64 v;
+
+	__builtin_memcpy(&v, ls->raw + (off - LT_LJ_L_GLREF), sizeof(v));
+	return v;
+}
+
+/* Its stack size, in slots. */
+static LT_INLINE __u32 lt_lj_state_stacksize(const struct lt_lj_state *ls)
+{
+	__u32 v;
+
+	__builtin_memcpy(&v, ls->raw + (LT_LJ_L_STACKSIZE - LT_LJ_L_GLREF), sizeof(v));
+	return v;
+}
+
+/* Make ls hold Lx's fields, reading them unless it does. 0, or -1 if unreadable. */
+static LT_INLINE int lt_lj_state_get(void *ctx, struct lt_lj_state *ls, __u64 Lx)
+{
+	if (Lx && ls->L == Lx)
+		return 0;
+	ls->L = 0;
+	if (!Lx || LT_READ_USER(ctx, ls->raw, LT_LJ_L_SPAN, Lx + LT_LJ_L_GLREF))
+		return -1;
+	ls->L = Lx;
+	return 0;
+}
+
+/* Is Lx a lua_State of the VM G? (glref points back to G) */
+static LT_INLINE int lt_lj_is_L(void *ctx, struct lt_lj_state *ls, __u64 Lx, __u64 G)
+{
+	return !lt_lj_state_get(ctx, ls, Lx) && lt_lj_state_u64(ls, LT_LJ_L_GLREF) == G;
+}
+
+#endif
