@@ -24,6 +24,7 @@
 
 #define DEFAULT_RINGBUF	(8u << 20)
 #define MAX_RINGBUF	(256u << 20)
+#define BATCH_AGE_NS	20000000u	/* a CPU's samples wait at most about this long */
 #define DEFAULT_ROWS	(1u << 21)	/* 16 MiB: a whole OpenResty process is ~160k */
 
 struct sampler {
@@ -37,6 +38,7 @@ struct sampler {
 	sampler_fn on_sample;
 	struct lt_sample sample;	/* the record being handed on */
 	size_t ring_bytes;		/* size of the ring buffer */
+	int detached;			/* no program runs: the CPUs' batches can be taken */
 	capture_fn on_capture;
 	void *ctx;
 };
@@ -72,6 +74,22 @@ static const char *priv_hint(int e)
 	       " (luatop needs root, or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE)" : "";
 }
 
+/* Each sample of a batch (struct lt_batch_hdr) in turn, until one asks to stop. */
+static int on_batch(struct sampler *s, const void *data, size_t size)
+{
+	struct lt_batch_hdr h;
+	const __u8 *rec = (const __u8 *)data + sizeof(h);
+	__u32 off = 0;
+	int rc = 0;
+
+	memcpy(&h, data, sizeof(h));
+	if (h.bytes > size - sizeof(h))
+		return 0;
+	while (!rc && !lt_batch_next(rec, h.bytes, &off, &s->sample))
+		rc = s->on_sample ? s->on_sample(&s->sample, s->ctx) : 0;
+	return rc;
+}
+
 static int on_ringbuf(void *ctx, void *data, size_t size)
 {
 	struct sampler *s = ctx;
@@ -82,11 +100,8 @@ static int on_ringbuf(void *ctx, void *data, size_t size)
 	memcpy(&type, data, sizeof(type));
 	/* Never trust a short record or an unknown type: a sample record unpacks
 	** into a full struct only when its size matches its counts. */
-	if (type == LT_WIRE_SAMPLE) {
-		if (size > sizeof(s->sample) || lt_sample_unpack(&s->sample, data, (__u32)size))
-			return 0;
-		return s->on_sample ? s->on_sample(&s->sample, s->ctx) : 0;
-	}
+	if (type == LT_WIRE_BATCH && size >= sizeof(struct lt_batch_hdr))
+		return on_batch(s, data, size);
 	if (type == LT_WIRE_CAPTURE && size >= sizeof(struct lt_capture))
 		return s->on_capture ? s->on_capture(data, s->ctx) : 0;
 	return 0;
@@ -212,6 +227,12 @@ static int load(struct sampler *s, const struct sampler_opts *o, char *err, size
 		return errf(err, errlen, rc, "cannot size the BPF maps: %s", strerror(-rc));
 	s->skel->rodata->capture_every = o->capture_every;
 	s->skel->rodata->wakeup_bytes = s->ring_bytes / 4;
+	/* Samples of a CPU go out together for up to BATCH_AGE_NS when ticks (which
+	** send a batch that waited that long) come at least every BATCH_AGE_NS / 5
+	** (250 Hz and more): a sample then reaches the ring within 24 ms, inside
+	** --every's 50 ms slack (cli/writer.c). Slower, a batch per sample. */
+	s->skel->rodata->batch_age_ns = o->freq * (uint64_t)BATCH_AGE_NS / 5 >= 1000000000u ?
+					BATCH_AGE_NS : 0;
 	s->skel->rodata->min_block_ns = o->min_block_ns;
 	/* The off-CPU programs hold a walk each: verified only when used. */
 	bpf_program__set_autoload(s->skel->progs.switch_task, o->offcpu);
@@ -281,6 +302,8 @@ int sampler__open(const struct sampler_opts *o, struct sampler **out, char *err,
 
 void sampler__detach(struct sampler *s)
 {
+	if (s)
+		s->detached = 1;
 	for (int i = 0; s && i < 2; i++) {
 		bpf_link__destroy(s->off_links[i]);
 		s->off_links[i] = NULL;
@@ -322,10 +345,40 @@ int sampler__wait(struct sampler *s, int timeout_ms)
 	return n;
 }
 
+/* Once detached: the batches the CPUs had not sent, as the ring would have brought them. */
+static int take_batches(struct sampler *s)
+{
+	int fd = bpf_map__fd(s->skel->maps.batches), ncpus = libbpf_num_possible_cpus(), rc = 0;
+	size_t one = (sizeof(struct lt_batch_hdr) + LT_BATCH_BYTES + 7) & ~(size_t)7;
+	__u8 *all = calloc(ncpus > 0 ? (size_t)ncpus : 1, one);
+	__u32 zero = 0;
+
+	if (!all || ncpus <= 0 || bpf_map_lookup_elem(fd, &zero, all)) {
+		free(all);
+		return 0;
+	}
+	for (int cpu = 0; cpu < ncpus && rc >= 0; cpu++) {
+		struct lt_batch_hdr *h = (struct lt_batch_hdr *)(all + (size_t)cpu * one);
+
+		if (h->n && h->type == LT_WIRE_BATCH && h->bytes <= LT_BATCH_BYTES)
+			rc = on_batch(s, h, sizeof(*h) + h->bytes);
+		h->n = 0;
+	}
+	/* Taken: a second drain must not bring them again. */
+	memset(all, 0, (size_t)ncpus * one);
+	bpf_map_update_elem(fd, &zero, all, BPF_ANY);
+	free(all);
+	return rc;
+}
+
 int sampler__consume(struct sampler *s)
 {
 	/* The BPF side rarely wakes us (see sampler.bpf.c): take what is there. */
-	return ring_buffer__consume(s->rb);
+	int rc = ring_buffer__consume(s->rb);
+
+	if (rc >= 0 && s->detached)
+		take_batches(s);
+	return rc;
 }
 
 /* Each entry of a per-CPU array of n counters, summed over CPUs. */

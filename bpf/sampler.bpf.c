@@ -18,6 +18,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* Set by the loader before load. */
 const volatile __u32 capture_every = 0;	/* capture mode: every Nth sample, 0 = off */
 const volatile __u64 wakeup_bytes = 1 << 20;	/* wake the reader past this much data */
+const volatile __u64 batch_age_ns = 0;	/* send a CPU's samples this long after its first */
 
 #define LT_MAX_ROWS_DEFAULT	(1u << 20)
 #define LT_MAX_RULES		(1u << 16)
@@ -112,7 +113,6 @@ static __always_inline int memo_find_rule(struct lt_walk *w, __u64 pc, struct lt
 struct sampler_walk {
 	struct lt_walk w;	/* first: the driver's reads get &w as their ctx */
 	__u64 count;		/* samples on this CPU, for capture_every */
-	__u64 sent;		/* samples sent from this CPU, for QUERY_EVERY */
 	__u32 generation;	/* of the tables this sample's slot holds */
 	__u8 capturing;		/* this sample is captured: log its reads */
 	__u8 busy;		/* an off-CPU walk is using this scratch */
@@ -542,47 +542,104 @@ __attribute__((noinline)) int walk_current(__u32 tgid, __u32 tid, __u32 slot)
 	return 0;
 }
 
-#define QUERY_EVERY	16	/* samples of a CPU between two looks at the ring's fill */
+/*
+** The batch of this CPU's samples not yet sent (struct lt_batch_hdr): a ring
+** buffer output costs ~1-1.5 us here whatever its size, so samples go out
+** together, when the next might not fit, when the first is batch_age_ns old (a
+** sample on this CPU, or any other process's tick, notices: every CPU ticks at
+** the sampling rate), or at once for code the tables do not know yet. User
+** space takes what is left when it detaches. The loader sets batch_age_ns to 0
+** (a batch per sample) at rates where a tick is too far apart for that.
+*/
+#define BATCH_ROOM	(LT_BATCH_BYTES - LT_BATCH_REC_HDR - sizeof(struct lt_sample))
 
-/* The packed record of the sample being sent (wire/pack.h). */
+struct batch {
+	struct lt_batch_hdr h;
+	__u8 data[LT_BATCH_BYTES];
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct lt_sample);
-} packed SEC(".maps");
+	__type(value, struct batch);
+} batches SEC(".maps");
 
-/* Send the walked sample, packed to what it holds. */
+static __always_inline void count_drops(__u32 reason, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&drops, &reason);
+
+	if (v)
+		__sync_fetch_and_add(v, n);
+}
+
+/*
+** Send the batch. A wakeup per output costs more than the whole walk (an
+** irq_work, ~8 us in a VM): user space polls on a timer and is woken only when
+** the ring is past a quarter full, or when wake is set.
+*/
+static __always_inline void flush_batch(struct batch *b, int wake)
+{
+	__u64 bytes = b->h.bytes, flags;
+
+	asm volatile("" : "+r"(bytes));
+	if (bytes > LT_BATCH_BYTES)	/* for the verifier: appends keep it below */
+		bytes = LT_BATCH_BYTES;
+	asm volatile("" : "+r"(bytes));
+	flags = wake || bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) > wakeup_bytes ?
+		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	if (bpf_ringbuf_output(&samples, b, sizeof(b->h) + bytes, flags))
+		count_drops(LT_DROP_RINGBUF_FULL, b->h.n);
+	b->h.n = 0;
+	b->h.bytes = 0;
+}
+
+/* Another process's tick on this CPU: send the batch if it has waited too long. */
+static __always_inline void flush_stale(void)
+{
+	__u32 zero = 0;
+	struct batch *b = bpf_map_lookup_elem(&batches, &zero);
+	struct sampler_walk *sw;
+
+	if (!b || !b->h.n || bpf_ktime_get_ns() - b->h.t0 < batch_age_ns)
+		return;
+	sw = bpf_map_lookup_elem(&scratch, &zero);
+	if (sw && !sw->busy)	/* not while an off-CPU sample is being added */
+		flush_batch(b, 0);
+}
+
+/* Add the walked sample to the batch, packed to what it holds; send the batch when due. */
 static __always_inline void send_sample(struct sampler_walk *sw)
 {
 	struct lt_walk *w = &sw->w;
-	__u8 *out = bpf_map_lookup_elem(&packed, &(__u32){ 0 });
+	struct batch *b = bpf_map_lookup_elem(&batches, &(__u32){ 0 });
+	__u64 off;
 	__u32 size;
-	__u64 flags;
 
-	if (!out) {
+	if (!b) {
 		count_drop(LT_DROP_NO_SCRATCH);
 		return;
 	}
-	size = lt_sample_pack(out, &w->s);
-	asm volatile("" : "+r"(size));
-	if (size > sizeof(w->s))	/* for the verifier: a record never exceeds it */
-		size = sizeof(w->s);
-	/* A wakeup per sample costs more than the whole walk (an irq_work,
-	** ~8 us in a VM): user space polls on a timer and is woken only when
-	** the ring fills up, or when code the tables do not know runs (a
-	** library just mapped, a new JIT area): until user space loads it, every
-	** sample there is cut short, so it is told now, not at its next timer.
-	** How full the ring is is asked every QUERY_EVERY samples of a CPU: the
-	** query reads the reader's position, a cache line the reader's CPU
-	** writes (150-300 ns here); the ring holds half a second, the delay is
-	** 16 ms at 999 Hz. */
-	flags = (w->s.flags & LT_SAMPLE_NEW_CODE) ||
-		(!(++sw->sent & (QUERY_EVERY - 1)) &&
-		 bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) > wakeup_bytes) ?
-		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
-	if (bpf_ringbuf_output(&samples, out, size, flags))
-		count_drop(LT_DROP_RINGBUF_FULL);
+	off = b->h.bytes;
+	asm volatile("" : "+r"(off));
+	if (off > BATCH_ROOM) {		/* never: a batch past it was sent */
+		flush_batch(b, 0);
+		off = 0;
+	}
+	asm volatile("" : "+r"(off));
+	size = lt_sample_pack(b->data + off + LT_BATCH_REC_HDR, &w->s);
+	*(__u32 *)(b->data + off) = size;
+	b->h.bytes = off + LT_BATCH_REC_HDR + ((size + 7) & ~7u);
+	if (!b->h.n++)
+		b->h.t0 = w->s.time_ns;
+	b->h.type = LT_WIRE_BATCH;
+	/* Code the tables do not know (a library just mapped, a new JIT area):
+	** until user space loads it, every sample there is cut short, so it is
+	** told now, not at its next timer. */
+	if (w->s.flags & LT_SAMPLE_NEW_CODE)
+		flush_batch(b, 1);
+	else if (b->h.bytes > BATCH_ROOM || w->s.time_ns - b->h.t0 >= batch_age_ns)
+		flush_batch(b, 0);
 	if (capture_every && sw->capturing)
 		capture_end(sw);
 }
@@ -596,8 +653,10 @@ int sample(struct bpf_perf_event_data *ctx)
 	long n;
 
 	slot = bpf_map_lookup_elem(&targets, &tgid);
-	if (!slot)
+	if (!slot) {
+		flush_stale();
 		return 0;
+	}
 	sw = bpf_map_lookup_elem(&scratch, &zero);
 	if (!sw) {
 		count_drop(LT_DROP_NO_SCRATCH);
