@@ -98,3 +98,54 @@ Test(wire_pack, records_that_do_not_match_their_counts_are_refused)
 	memset(rec + offsetof(struct lt_sample, trace_T), 0, 8);	/* now 120 bytes too long */
 	cr_assert_eq(lt_sample_unpack(&out, rec, size), -1, "trace flag");
 }
+
+/* A batch of three records as the sampler lays them out. */
+static __u32 batch_of_three(__u8 *b)
+{
+	__u32 off = 0;
+
+	for (unsigned k = 0; k < 3; k++) {
+		__u32 len;
+
+		fill(4 + k, k, k, k == 1);
+		in.tid = 100 + k;
+		len = lt_sample_pack(b + off + LT_BATCH_REC_HDR, &in);
+		memcpy(b + off, &len, sizeof(len));
+		off += LT_BATCH_REC_HDR + ((len + 7) & ~7u);
+	}
+	return off;
+}
+
+Test(wire_pack, a_batch_gives_its_records_in_order)
+{
+	static __u8 b[3 * (LT_BATCH_REC_HDR + sizeof(struct lt_sample))];
+	__u32 bytes = batch_of_three(b), off = 0;
+
+	for (unsigned k = 0; k < 3; k++) {
+		cr_assert_eq(lt_batch_next(b, bytes, &off, &out), 0, "record %u", k);
+		cr_assert_eq(out.tid, 100 + k);
+		cr_assert_eq(out.n_user, 4 + k);
+		cr_assert_eq(out.trace_T != 0, k == 1);
+	}
+	cr_assert_eq(lt_batch_next(b, bytes, &off, &out), 1, "the end");
+}
+
+Test(wire_pack, a_cut_or_bad_batch_stops)
+{
+	static __u8 b[3 * (LT_BATCH_REC_HDR + sizeof(struct lt_sample))];
+	__u32 bytes = batch_of_three(b), off = 0, len;
+
+	cr_assert_eq(lt_batch_next(b, bytes - 8, &off, &out), 0);
+	cr_assert_eq(lt_batch_next(b, bytes - 8, &off, &out), 0);
+	cr_assert_eq(lt_batch_next(b, bytes - 8, &off, &out), -1, "the third record is cut");
+	off = 0;
+	cr_assert_eq(lt_batch_next(b, 4, &off, &out), -1, "half a length");
+	len = 0xfffffff0u;
+	memcpy(b, &len, sizeof(len));
+	off = 0;
+	cr_assert_eq(lt_batch_next(b, bytes, &off, &out), -1, "a length past the batch");
+	len = 10;
+	memcpy(b, &len, sizeof(len));
+	off = 0;
+	cr_assert_eq(lt_batch_next(b, bytes, &off, &out), -1, "a length its counts refuse");
+}
