@@ -120,8 +120,11 @@ int merge__stacks(const struct mg_input *in, struct mg_ref *out, unsigned *n, in
 	*n = 0;
 	for (unsigned i = 0; i < in->n_native; i++)
 		nvm += is_vm(in->native_how[i]);
-	if (!in->lua_process || (!nvm && !in->n_lua)) {
-		*reason = -1;	/* nothing to merge */
+	/* Nothing to merge: no LuaJIT, or a whole native stack that met neither the
+	** VM nor Lua. A cut one may have stopped short of them (code without
+	** tables at the leaf: new JIT code, a thread whose VM is not known yet). */
+	if (!in->lua_process || (!nvm && !in->n_lua && in->native_complete)) {
+		*reason = -1;
 		for (unsigned i = 0; i < in->n_native; i++)
 			put(out, n, MG_NATIVE, i);
 		for (unsigned i = 0; i < in->n_kernel; i++)

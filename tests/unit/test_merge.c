@@ -191,6 +191,9 @@ static const struct mcase cases[] = {
 	{ "LuaJIT process, sample in plain C: nothing to merge",
 	  { "main", "epoll_wait" }, { { 0 } }, { "do_epoll_wait" },
 	  .want = "main;epoll_wait;do_epoll_wait" },
+	{ "LuaJIT process, a cut native stack with no VM or Lua frame: falls back",
+	  { "jit_code" }, { { 0 } }, { NULL }, .native_incomplete = 1,
+	  .want = "jit_code", .fallback = MG_NATIVE_TRUNCATED + 1 },
 };
 
 Test(merge, table)
