@@ -18,6 +18,8 @@ sh "$top/bench/switches.sh" "$([ "$q" = 1 ] && echo 1 || echo 5)" "$([ "$q" = 1 
 
 section "BPF cost per sample (bench/bpf_cost.sh)"
 sh "$top/bench/bpf_cost.sh" "$([ "$q" = 1 ] && echo 2 || echo 5)" 999
+section "BPF sampler stage by stage, reads per sample (bench/bpf_stages.sh)"
+sh "$top/bench/bpf_stages.sh" "$([ "$q" = 1 ] && echo 2 || echo 3)" 1
 
 section "Ingest replayed (bench/ingest_replay): --record files of inline.lua and demo.lua"
 make -C "$top" -s .output/bench/ingest_replay

@@ -11,7 +11,9 @@
 # runs for other processes return after one hash lookup: "per run" averages all
 # runs; "per sample" charges the workload's samples with the whole run time minus
 # the other runs at the cost an idle target's runs have (measured first), and
-# "bound" charges them with all of it.
+# "bound" charges them with all of it; "median" is "ns/sample" from the median
+# half second (this VM's host takes the CPU for whole milliseconds at times: a
+# mean over seconds moves by 2-3x from one run to the next, the median far less).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-5} hz=${2:-999}
@@ -19,26 +21,40 @@ luatop=${LUATOP:-$top/.output/luatop}
 wl=$top/.output/workloads
 up=$top/.deps/luajit-upstream/usr/bin/luajit
 . "$top/bench/lib.sh"
+# This shell and its stats readers (bpftool) on CPU 1 with luatop: CPU 0 is the workload's.
+taskset -cp 1 $$ >/dev/null
 make -C "$top" -s .output/luatop .output/workloads/qsort_nofp .output/workloads/burn >/dev/null
 
 # stats PID: "run_cnt run_time_ns" of the sampler program PID holds.
 stats() { lt_progs "$1" | awk '$1 == "sample" { print $2, $3 }'; }
 
 idle_ns=0
-# window PID: profile PID for $secs after 3 s of start-up; prints "runs ns ticks".
+# window PID: profile PID for $secs after 3 s of start-up, its BPF stats read every
+# half second; prints "runs ns ticks median", median: the median of the half
+# seconds' ns per run (a minute of host steal time lands in a few of them).
 window() {
 	taskset -c 1 "$luatop" -F "$hz" -p "$1" --duration $((secs + 8)) -o "$tmp/out.folded" \
 		2>"$tmp/err" &
 	lt=$!
 	sleep 3
-	s0=$(stats "$lt") t0=$(cpu_ticks "$1")
-	[ -n "$s0" ] || { echo "bpf_cost.sh: luatop did not attach: $(cat "$tmp/err")" >&2; exit 1; }
-	sleep "$secs"
-	s1=$(stats "$lt") t1=$(cpu_ticks "$1")
+	t0=$(cpu_ticks "$1")
+	: >"$tmp/stats"
+	_i=0
+	while [ "$_i" -le $((2 * secs)) ]; do
+		stats "$lt" >>"$tmp/stats"
+		[ "$_i" -lt $((2 * secs)) ] && sleep 0.5
+		_i=$((_i + 1))
+	done
+	t1=$(cpu_ticks "$1")
+	[ -s "$tmp/stats" ] || { echo "bpf_cost.sh: luatop did not attach: $(cat "$tmp/err")" >&2; exit 1; }
 	kill -INT "$lt" 2>/dev/null
 	wait "$lt" || true
 	lt=''
-	echo "$s0 $s1 $t0 $t1" | awk '{ print $3 - $1, $4 - $2, $6 - $5 }'
+	awk -v t0="$t0" -v t1="$t1" 'NR > 1 && $1 > c { m[++k] = ($2 - n) / ($1 - c) }
+		NR == 1 { c0 = $1; n0 = $2 } { c = $1; n = $2 }
+		END { for (i = 2; i <= k; i++) { v = m[i]; for (j = i - 1; j >= 1 && m[j] > v; j--)
+			m[j + 1] = m[j]; m[j + 1] = v }
+			print c - c0, n - n0, t1 - t0, k ? m[int((k + 1) / 2)] : 0 }' "$tmp/stats"
 }
 
 # report NAME PID: one row for the running process PID.
@@ -50,8 +66,9 @@ report() {
 		-v frames="$fr" '{
 		own = $3 / tck * hz; if (own > $1) own = $1
 		if (own < 1) { printf "%-28s no samples\n", name; exit }
-		printf "%-28s %7d %7.0f %8d %8.0f %8.0f %6s\n", name, $1, $2 / $1, own,
-			($2 - ($1 - own) * idle) / own, $2 / own, frames }'
+		printf "%-28s %7d %7.0f %8d %8.0f %8.0f %8.0f %6s\n", name, $1, $2 / $1, own,
+			($2 - ($1 - own) * idle) / own, $2 / own,
+			($4 * $1 - ($1 - own) * idle) / own, frames }'
 }
 
 # measure NAME CMD...: run CMD pinned to CPU 0 and report it.
@@ -65,13 +82,13 @@ measure() {
 	wait "$pid" 2>/dev/null || true
 }
 
-echo "BPF sampler cost at $hz Hz, $secs s per workload ($(uname -r), $(nproc) CPUs)"
+echo "BPF sampler cost at $hz Hz, $secs s per workload ($(uname -r), $(nproc --all) CPUs)"
 sleep 60 &
 idle=$!
-idle_ns=$(window "$idle" | awk '{ printf "%.0f", $1 ? $2 / $1 : 0 }')
+idle_ns=$(window "$idle" | awk '{ printf "%.0f", $4 }')
 kill "$idle"
 echo "a run for another process (idle target): $idle_ns ns"
-printf "%-28s %7s %7s %8s %8s %8s %6s\n" workload runs ns/run samples "ns/sample" bound frames
+printf "%-28s %7s %7s %8s %8s %8s %8s %6s\n" workload runs ns/run samples "ns/sample" bound median frames
 measure "burn (frame pointers)" "$wl/burn" 60
 measure "qsort_nofp" "$wl/qsort_nofp" 60
 measure "luajit2 -joff clib" luajit -joff "$top/tests/workloads/clib.lua" 60

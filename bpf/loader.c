@@ -24,7 +24,6 @@
 
 #define DEFAULT_RINGBUF	(8u << 20)
 #define MAX_RINGBUF	(256u << 20)
-#define BATCH_AGE_NS	20000000u	/* a CPU's samples wait at most about this long */
 #define DEFAULT_ROWS	(1u << 21)	/* 16 MiB: a whole OpenResty process is ~160k */
 
 struct sampler {
@@ -38,7 +37,6 @@ struct sampler {
 	sampler_fn on_sample;
 	struct lt_sample sample;	/* the record being handed on */
 	size_t ring_bytes;		/* size of the ring buffer */
-	int detached;			/* no program runs: the CPUs' batches can be taken */
 	capture_fn on_capture;
 	void *ctx;
 };
@@ -227,12 +225,6 @@ static int load(struct sampler *s, const struct sampler_opts *o, char *err, size
 		return errf(err, errlen, rc, "cannot size the BPF maps: %s", strerror(-rc));
 	s->skel->rodata->capture_every = o->capture_every;
 	s->skel->rodata->wakeup_bytes = s->ring_bytes / 4;
-	/* Samples of a CPU go out together for up to BATCH_AGE_NS when ticks (which
-	** send a batch that waited that long) come at least every BATCH_AGE_NS / 5
-	** (250 Hz and more): a sample then reaches the ring within 24 ms, inside
-	** --every's 50 ms slack (cli/writer.c). Slower, a batch per sample. */
-	s->skel->rodata->batch_age_ns = o->freq * (uint64_t)BATCH_AGE_NS / 5 >= 1000000000u ?
-					BATCH_AGE_NS : 0;
 	s->skel->rodata->min_block_ns = o->min_block_ns;
 	/* The off-CPU programs hold a walk each: verified only when used. */
 	bpf_program__set_autoload(s->skel->progs.switch_task, o->offcpu);
@@ -302,8 +294,6 @@ int sampler__open(const struct sampler_opts *o, struct sampler **out, char *err,
 
 void sampler__detach(struct sampler *s)
 {
-	if (s)
-		s->detached = 1;
 	for (int i = 0; s && i < 2; i++) {
 		bpf_link__destroy(s->off_links[i]);
 		s->off_links[i] = NULL;
@@ -345,40 +335,24 @@ int sampler__wait(struct sampler *s, int timeout_ms)
 	return n;
 }
 
-/* Once detached: the batches the CPUs had not sent, as the ring would have brought them. */
-static int take_batches(struct sampler *s)
+/* Each CPU sends the samples it holds (sampler.bpf.c, flush_cpu): a CPU that
+** stopped sampling targets would keep them until its next target sample. */
+static void flush_cpus(struct sampler *s)
 {
-	int fd = bpf_map__fd(s->skel->maps.batches), ncpus = libbpf_num_possible_cpus(), rc = 0;
-	size_t one = (sizeof(struct lt_batch_hdr) + LT_BATCH_BYTES + 7) & ~(size_t)7;
-	__u8 *all = calloc(ncpus > 0 ? (size_t)ncpus : 1, one);
-	__u32 zero = 0;
+	int fd = bpf_program__fd(s->skel->progs.flush_cpu);
 
-	if (!all || ncpus <= 0 || bpf_map_lookup_elem(fd, &zero, all)) {
-		free(all);
-		return 0;
-	}
-	for (int cpu = 0; cpu < ncpus && rc >= 0; cpu++) {
-		struct lt_batch_hdr *h = (struct lt_batch_hdr *)(all + (size_t)cpu * one);
+	for (int cpu = 0; cpu < s->ncpus; cpu++) {
+		LIBBPF_OPTS(bpf_test_run_opts, o, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = (__u32)cpu);
 
-		if (h->n && h->type == LT_WIRE_BATCH && h->bytes <= LT_BATCH_BYTES)
-			rc = on_batch(s, h, sizeof(*h) + h->bytes);
-		h->n = 0;
+		bpf_prog_test_run_opts(fd, &o);	/* fails on an offline CPU: none there */
 	}
-	/* Taken: a second drain must not bring them again. */
-	memset(all, 0, (size_t)ncpus * one);
-	bpf_map_update_elem(fd, &zero, all, BPF_ANY);
-	free(all);
-	return rc;
 }
 
 int sampler__consume(struct sampler *s)
 {
 	/* The BPF side rarely wakes us (see sampler.bpf.c): take what is there. */
-	int rc = ring_buffer__consume(s->rb);
-
-	if (rc >= 0 && s->detached)
-		take_batches(s);
-	return rc;
+	flush_cpus(s);
+	return ring_buffer__consume(s->rb);
 }
 
 /* Each entry of a per-CPU array of n counters, summed over CPUs. */

@@ -18,7 +18,6 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* Set by the loader before load. */
 const volatile __u32 capture_every = 0;	/* capture mode: every Nth sample, 0 = off */
 const volatile __u64 wakeup_bytes = 1 << 20;	/* wake the reader past this much data */
-const volatile __u64 batch_age_ns = 0;	/* send a CPU's samples this long after its first */
 
 #define LT_MAX_ROWS_DEFAULT	(1u << 20)
 #define LT_MAX_RULES		(1u << 16)
@@ -545,13 +544,13 @@ __attribute__((noinline)) int walk_current(__u32 tgid, __u32 tid, __u32 slot)
 /*
 ** The batch of this CPU's samples not yet sent (struct lt_batch_hdr): a ring
 ** buffer output costs ~1-1.5 us here whatever its size, so samples go out
-** together, when the next might not fit, when the first is batch_age_ns old (a
-** sample on this CPU, or any other process's tick, notices: every CPU ticks at
-** the sampling rate), or at once for code the tables do not know yet. User
-** space takes what is left when it detaches. The loader sets batch_age_ns to 0
-** (a batch per sample) at rates where a tick is too far apart for that.
+** together: when the next might not fit, at the first sample BATCH_AGE_NS after
+** the batch's first, at once for code the tables do not know yet, and whenever
+** user space drains the ring (it runs flush_cpu on every CPU first: a CPU that
+** stopped sampling targets, or went idle, keeps its batch until then).
 */
 #define BATCH_ROOM	(LT_BATCH_BYTES - LT_BATCH_REC_HDR - sizeof(struct lt_sample))
+#define BATCH_AGE_NS	(20 * 1000 * 1000)
 
 struct batch {
 	struct lt_batch_hdr h;
@@ -594,20 +593,6 @@ static __always_inline void flush_batch(struct batch *b, int wake)
 	b->h.bytes = 0;
 }
 
-/* Another process's tick on this CPU: send the batch if it has waited too long. */
-static __always_inline void flush_stale(void)
-{
-	__u32 zero = 0;
-	struct batch *b = bpf_map_lookup_elem(&batches, &zero);
-	struct sampler_walk *sw;
-
-	if (!b || !b->h.n || bpf_ktime_get_ns() - b->h.t0 < batch_age_ns)
-		return;
-	sw = bpf_map_lookup_elem(&scratch, &zero);
-	if (sw && !sw->busy)	/* not while an off-CPU sample is being added */
-		flush_batch(b, 0);
-}
-
 /* Add the walked sample to the batch, packed to what it holds; send the batch when due. */
 static __always_inline void send_sample(struct sampler_walk *sw)
 {
@@ -638,10 +623,28 @@ static __always_inline void send_sample(struct sampler_walk *sw)
 	** told now, not at its next timer. */
 	if (w->s.flags & LT_SAMPLE_NEW_CODE)
 		flush_batch(b, 1);
-	else if (b->h.bytes > BATCH_ROOM || w->s.time_ns - b->h.t0 >= batch_age_ns)
+	else if (b->h.bytes > BATCH_ROOM || w->s.time_ns - b->h.t0 >= BATCH_AGE_NS)
 		flush_batch(b, 0);
 	if (capture_every && sw->capturing)
 		capture_end(sw);
+}
+
+/*
+** Send this CPU's batch: run by user space on each CPU (BPF_PROG_TEST_RUN with
+** BPF_F_TEST_RUN_ON_CPU, an IPI) before it drains the ring. Never inside the
+** perf event's program (an IPI waits for a hard interrupt to end); inside an
+** off-CPU sample's walk the scratch is busy, and its batch goes next time.
+*/
+SEC("raw_tp")
+int flush_cpu(void *ctx)
+{
+	__u32 zero = 0;
+	struct batch *b = bpf_map_lookup_elem(&batches, &zero);
+	struct sampler_walk *sw = bpf_map_lookup_elem(&scratch, &zero);
+
+	if (b && b->h.n && sw && !sw->busy)
+		flush_batch(b, 0);
+	return 0;
 }
 
 SEC("perf_event")
@@ -653,10 +656,8 @@ int sample(struct bpf_perf_event_data *ctx)
 	long n;
 
 	slot = bpf_map_lookup_elem(&targets, &tgid);
-	if (!slot) {
-		flush_stale();
+	if (!slot)
 		return 0;
-	}
 	sw = bpf_map_lookup_elem(&scratch, &zero);
 	if (!sw) {
 		count_drop(LT_DROP_NO_SCRATCH);
