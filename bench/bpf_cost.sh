@@ -4,6 +4,8 @@
 # As root, after make.
 #
 #   sh bench/bpf_cost.sh [SECONDS] [HZ]
+#   LUATOPS="old=/path/luatop new=/path/luatop" ROUNDS=3 sh bench/bpf_cost.sh 3
+#       builds side by side: per workload, one window each in turn, ROUNDS times
 #
 # Each workload is pinned to CPU 0 and luatop to CPU 1; the stats of luatop's own
 # program (found through its file descriptors: other luatops may run) are read
@@ -57,18 +59,47 @@ window() {
 			print c - c0, n - n0, t1 - t0, k ? m[int((k + 1) / 2)] : 0 }' "$tmp/stats"
 }
 
-# report NAME PID: one row for the running process PID.
-report() {
-	w=$(window "$2")
-	fr=$(awk '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); n += c * split(s, f, ";"); t += c }
-		END { if (t) printf "%.1f", n / t; else print 0 }' "$tmp/out.folded")
-	echo "$w" | awk -v name="$1" -v hz="$hz" -v idle="$idle_ns" -v tck="$(getconf CLK_TCK)" \
-		-v frames="$fr" '{
+# row NAME WINDOW FRAMES: one row of the table from a window's figures.
+row() {
+	echo "$2" | awk -v name="$1" -v hz="$hz" -v idle="$idle_ns" -v tck="$(getconf CLK_TCK)" \
+		-v frames="$3" '{
 		own = $3 / tck * hz; if (own > $1) own = $1
 		if (own < 1) { printf "%-28s no samples\n", name; exit }
 		printf "%-28s %7d %7.0f %8d %8.0f %8.0f %8.0f %6s\n", name, $1, $2 / $1, own,
 			($2 - ($1 - own) * idle) / own, $2 / own,
 			($4 * $1 - ($1 - own) * idle) / own, frames }'
+}
+
+# report NAME PID: a row for the running process PID, or with LUATOPS a row per
+# build, the builds taking turns ROUNDS times (figures summed, medians' median).
+report() {
+	if [ -z "${LUATOPS:-}" ]; then
+		w=$(window "$2")
+		row "$1" "$w" "$(frames_of "$tmp/out.folded")"
+		return
+	fi
+	: >"$tmp/rows"
+	_r=0
+	while [ "$_r" -lt "${ROUNDS:-3}" ]; do
+		for _b in $LUATOPS; do
+			luatop=${_b#*=}
+			echo "${_b%%=*} $(window "$2") $(frames_of "$tmp/out.folded")" >>"$tmp/rows"
+		done
+		_r=$((_r + 1))
+	done
+	for _b in $LUATOPS; do
+		w=$(awk -v b="${_b%%=*}" '$1 == b { r += $2; n += $3; t += $4; m[++k] = $5 }
+			END { for (i = 2; i <= k; i++) { v = m[i]; for (j = i - 1; j >= 1 && m[j] > v; j--)
+				m[j + 1] = m[j]; m[j + 1] = v }
+				print r, n, t, m[int((k + 1) / 2)] }' "$tmp/rows")
+		row "$1 [${_b%%=*}]" "$w" "$(awk -v b="${_b%%=*}" '$1 == b { f = $6 } END { print f }' "$tmp/rows")"
+	done
+}
+
+# frames_of FOLDED: mean frames per sample.
+frames_of() {
+	awk '{ c = $NF; s = $0; sub(/ [0-9]+$/, "", s); n += c * split(s, f, ";"); t += c }
+		END { if (t) printf "%.1f", n / t; else print 0 }' "$1"
 }
 
 # measure NAME CMD...: run CMD pinned to CPU 0 and report it.
@@ -89,21 +120,21 @@ idle_ns=$(window "$idle" | awk '{ printf "%.0f", $4 }')
 kill "$idle"
 echo "a run for another process (idle target): $idle_ns ns"
 printf "%-28s %7s %7s %8s %8s %8s %8s %6s\n" workload runs ns/run samples "ns/sample" bound median frames
-measure "burn (frame pointers)" "$wl/burn" 60
-measure "qsort_nofp" "$wl/qsort_nofp" 60
-measure "luajit2 -joff clib" luajit -joff "$top/tests/workloads/clib.lua" 60
-measure "luajit2 JIT clib" luajit "$top/tests/workloads/clib.lua" 60
+measure "burn (frame pointers)" "$wl/burn" 900
+measure "qsort_nofp" "$wl/qsort_nofp" 900
+measure "luajit2 -joff clib" luajit -joff "$top/tests/workloads/clib.lua" 900
+measure "luajit2 JIT clib" luajit "$top/tests/workloads/clib.lua" 900
 if [ -x "$up" ]; then
-	measure "upstream -joff clib" "$up" -joff "$top/tests/workloads/clib.lua" 60
-	measure "upstream JIT clib" "$up" "$top/tests/workloads/clib.lua" 60
+	measure "upstream -joff clib" "$up" -joff "$top/tests/workloads/clib.lua" 900
+	measure "upstream JIT clib" "$up" "$top/tests/workloads/clib.lua" 900
 fi
-measure "luajit2 JIT demo (pure Lua)" luajit "$top/scripts/demo.lua" 60
-measure "luajit2 JIT ffi" luajit "$top/tests/workloads/ffi.lua" 60
-measure "luajit2 -joff ffi" luajit -joff "$top/tests/workloads/ffi.lua" 60
+measure "luajit2 JIT demo (pure Lua)" luajit "$top/scripts/demo.lua" 900
+measure "luajit2 JIT ffi" luajit "$top/tests/workloads/ffi.lua" 900
+measure "luajit2 -joff ffi" luajit -joff "$top/tests/workloads/ffi.lua" 900
 if [ -r /usr/include/luajit-2.1/lua.h ]; then	# Lua <-> C: a C host calling back and forth
 	cc -O2 -g -I/usr/include/luajit-2.1 -o "$tmp/host" "$top/tests/workloads/luahost/luahost.c" \
 		-lluajit-5.1 2>/dev/null &&
-		measure "C host (Lua<->C)" "$tmp/host" "$top/tests/workloads/luahost/luahost.lua" 60 /dev/null
+		measure "C host (Lua<->C)" "$tmp/host" "$top/tests/workloads/luahost/luahost.lua" 900 /dev/null
 fi
 # nginx + Lua: one worker on CPU 0 under loopback wrk load (wrk on CPU 1).
 if [ -z "$(ngl_missing)" ] && command -v wrk >/dev/null 2>&1 && port=$(free_port) &&
@@ -112,7 +143,7 @@ if [ -z "$(ngl_missing)" ] && command -v wrk >/dev/null 2>&1 && port=$(free_port
 	taskset -c 0 nginx $(ngl_args "$tmp/nginx") >/dev/null 2>&1 &
 	master=$!
 	if worker=$(ngl_wait "$tmp/nginx" "$master" "$port" 1); then
-		taskset -c 1 wrk -t1 -c2 -d$((secs + 30))s "http://127.0.0.1:$port/" >/dev/null 2>&1 &
+		taskset -c 1 wrk -t1 -c2 -d$(((secs + 8) * ${ROUNDS:-1} * $(echo ${LUATOPS:-x} | wc -w) + 30))s "http://127.0.0.1:$port/" >/dev/null 2>&1 &
 		load=$!
 		sleep 0.5
 		report "nginx worker (Lua handler)" "$worker"

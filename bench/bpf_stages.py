@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Instrument a copy of bpf/sampler.bpf.c for bench/bpf_stages.sh (never built
 into luatop): per-CPU sums, in a map named "stages", of the time of each stage
-of a CPU sample (the ring output, of a batch of samples, divided among them) (bpf_ktime_get_ns around it: each figure carries one clock read,
+of a CPU sample (bpf_ktime_get_ns around it: each figure carries one clock read,
 ~30 ns here) and of the user-memory reads and frames. Usage: bpf_stages.py TREE
 patches TREE/bpf/sampler.bpf.c, or prints the table from a `bpftool map dump -j`
 of "stages" on stdin with --table. Exits 1 when the sampler no longer has the
@@ -11,8 +11,7 @@ import sys
 
 # index: name, in table order (0 counts the samples)
 STAGES = [(1, "regs"), (2, "stack window"), (3, "LuaJIT + Lua frames"), (4, "native walk"),
-          (6, "kernel stack"), (5, "pack into the batch"), (8, "ring output (per sample)"),
-          (9, "whole sample")]
+          (6, "kernel stack"), (5, "pack"), (8, "ring query and output"), (9, "whole sample")]
 READS, FRAMES = 10, 11
 
 PROBES = [
@@ -44,11 +43,12 @@ static __always_inline long logged_read(void *ctx, void *dst, __u32 size, __u64 
     ("	sw->w.s.n_kernel = frames_of(n);\n	send_sample(sw);\n",
      "	sw->w.s.n_kernel = frames_of(n);\n	ST_LAP(6);\n	send_sample(sw);\n"
      "	ST(9, bpf_ktime_get_ns() - t00);\n"),
-    ("	size = lt_sample_pack(b->data + off + LT_BATCH_REC_HDR, &w->s);",
-     "	__u64 t0 = bpf_ktime_get_ns();\n\n	size = lt_sample_pack(b->data + off + LT_BATCH_REC_HDR, &w->s);\n	ST_LAP(5);"),
-    ("	flags = wake || bpf_ringbuf_query(",
-     "	__u64 t0 = bpf_ktime_get_ns();\n\n	flags = wake || bpf_ringbuf_query("),
-    ("	b->h.n = 0;\n	b->h.bytes = 0;\n}", "	b->h.n = 0;\n	b->h.bytes = 0;\n	ST_LAP(8);\n}"),
+    ("	size = lt_sample_pack(out, &w->s);",
+     "	__u64 t0 = bpf_ktime_get_ns();\n\n	size = lt_sample_pack(out, &w->s);\n	ST_LAP(5);"),
+    ("	flags = (w->s.flags & LT_SAMPLE_NEW_CODE) ||",
+     "	ST_LAP(7);\n	flags = (w->s.flags & LT_SAMPLE_NEW_CODE) ||"),
+    ("		count_drop(LT_DROP_RINGBUF_FULL);\n	if (capture_every && sw->capturing)\n		capture_end(sw);",
+     "		count_drop(LT_DROP_RINGBUF_FULL);\n	ST_LAP(8);\n	if (capture_every && sw->capturing)\n		capture_end(sw);"),
 ]
 
 

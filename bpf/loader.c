@@ -72,22 +72,6 @@ static const char *priv_hint(int e)
 	       " (luatop needs root, or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE)" : "";
 }
 
-/* Each sample of a batch (struct lt_batch_hdr) in turn, until one asks to stop. */
-static int on_batch(struct sampler *s, const void *data, size_t size)
-{
-	struct lt_batch_hdr h;
-	const __u8 *rec = (const __u8 *)data + sizeof(h);
-	__u32 off = 0;
-	int rc = 0;
-
-	memcpy(&h, data, sizeof(h));
-	if (h.bytes > size - sizeof(h))
-		return 0;
-	while (!rc && !lt_batch_next(rec, h.bytes, &off, &s->sample))
-		rc = s->on_sample ? s->on_sample(&s->sample, s->ctx) : 0;
-	return rc;
-}
-
 static int on_ringbuf(void *ctx, void *data, size_t size)
 {
 	struct sampler *s = ctx;
@@ -98,8 +82,11 @@ static int on_ringbuf(void *ctx, void *data, size_t size)
 	memcpy(&type, data, sizeof(type));
 	/* Never trust a short record or an unknown type: a sample record unpacks
 	** into a full struct only when its size matches its counts. */
-	if (type == LT_WIRE_BATCH && size >= sizeof(struct lt_batch_hdr))
-		return on_batch(s, data, size);
+	if (type == LT_WIRE_SAMPLE) {
+		if (size > sizeof(s->sample) || lt_sample_unpack(&s->sample, data, (__u32)size))
+			return 0;
+		return s->on_sample ? s->on_sample(&s->sample, s->ctx) : 0;
+	}
 	if (type == LT_WIRE_CAPTURE && size >= sizeof(struct lt_capture))
 		return s->on_capture ? s->on_capture(data, s->ctx) : 0;
 	return 0;
@@ -335,23 +322,9 @@ int sampler__wait(struct sampler *s, int timeout_ms)
 	return n;
 }
 
-/* Each CPU sends the samples it holds (sampler.bpf.c, flush_cpu): a CPU that
-** stopped sampling targets would keep them until its next target sample. */
-static void flush_cpus(struct sampler *s)
-{
-	int fd = bpf_program__fd(s->skel->progs.flush_cpu);
-
-	for (int cpu = 0; cpu < s->ncpus; cpu++) {
-		LIBBPF_OPTS(bpf_test_run_opts, o, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = (__u32)cpu);
-
-		bpf_prog_test_run_opts(fd, &o);	/* fails on an offline CPU: none there */
-	}
-}
-
 int sampler__consume(struct sampler *s)
 {
 	/* The BPF side rarely wakes us (see sampler.bpf.c): take what is there. */
-	flush_cpus(s);
 	return ring_buffer__consume(s->rb);
 }
 

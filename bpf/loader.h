@@ -39,8 +39,7 @@ struct sampler_opts {
 
 /* Load and attach. On failure returns -errno and writes one line to err. */
 int sampler__open(const struct sampler_opts *o, struct sampler **out, char *err, size_t errlen);
-/* Stop sampling; samples already in the ring buffer, and those the CPUs had not
-** sent yet (their batches), come with the next sampler__consume(). */
+/* Stop sampling; samples already in the ring buffer can still be polled. */
 void sampler__detach(struct sampler *s);
 /* Stop sampling and free everything; NULL is fine. */
 void sampler__delete(struct sampler *s);
@@ -50,8 +49,7 @@ int sampler__fd(const struct sampler *s);
 /* Wait at most timeout_ms for the ring buffer to wake us: > 0 woken, 0 timed out
 ** or interrupted, -errno. */
 int sampler__wait(struct sampler *s, int timeout_ms);
-/* Deliver the samples waiting now, without waiting. Returns the count of ring
-** buffer records (batches of samples) or -errno. */
+/* Deliver the samples waiting now, without waiting. Returns the count or -errno. */
 int sampler__consume(struct sampler *s);
 /* Samples dropped in the kernel, summed over CPUs, by reason. */
 void sampler__drops(const struct sampler *s, uint64_t out[LT_DROP__COUNT]);

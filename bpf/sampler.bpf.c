@@ -112,6 +112,7 @@ static __always_inline int memo_find_rule(struct lt_walk *w, __u64 pc, struct lt
 struct sampler_walk {
 	struct lt_walk w;	/* first: the driver's reads get &w as their ctx */
 	__u64 count;		/* samples on this CPU, for capture_every */
+	__u64 sent;		/* samples sent from this CPU, for QUERY_EVERY */
 	__u32 generation;	/* of the tables this sample's slot holds */
 	__u8 capturing;		/* this sample is captured: log its reads */
 	__u8 busy;		/* an off-CPU walk is using this scratch */
@@ -541,110 +542,49 @@ __attribute__((noinline)) int walk_current(__u32 tgid, __u32 tid, __u32 slot)
 	return 0;
 }
 
-/*
-** The batch of this CPU's samples not yet sent (struct lt_batch_hdr): a ring
-** buffer output costs ~1-1.5 us here whatever its size, so samples go out
-** together: when the next might not fit, at the first sample BATCH_AGE_NS after
-** the batch's first, at once for code the tables do not know yet, and whenever
-** user space drains the ring (it runs flush_cpu on every CPU first: a CPU that
-** stopped sampling targets, or went idle, keeps its batch until then).
-*/
-#define BATCH_ROOM	(LT_BATCH_BYTES - LT_BATCH_REC_HDR - sizeof(struct lt_sample))
-#define BATCH_AGE_NS	(20 * 1000 * 1000)
+#define QUERY_EVERY	16	/* samples of a CPU between two looks at the ring's fill */
 
-struct batch {
-	struct lt_batch_hdr h;
-	__u8 data[LT_BATCH_BYTES];
-};
-
+/* The packed record of the sample being sent (wire/pack.h). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct batch);
-} batches SEC(".maps");
+	__type(value, struct lt_sample);
+} packed SEC(".maps");
 
-static __always_inline void count_drops(__u32 reason, __u64 n)
-{
-	__u64 *v = bpf_map_lookup_elem(&drops, &reason);
-
-	if (v)
-		__sync_fetch_and_add(v, n);
-}
-
-/*
-** Send the batch. A wakeup per output costs more than the whole walk (an
-** irq_work, ~8 us in a VM): user space polls on a timer and is woken only when
-** the ring is past a quarter full, or when wake is set.
-*/
-static __always_inline void flush_batch(struct batch *b, int wake)
-{
-	__u64 bytes = b->h.bytes, flags;
-
-	asm volatile("" : "+r"(bytes));
-	if (bytes > LT_BATCH_BYTES)	/* for the verifier: appends keep it below */
-		bytes = LT_BATCH_BYTES;
-	asm volatile("" : "+r"(bytes));
-	flags = wake || bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) > wakeup_bytes ?
-		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
-	if (bpf_ringbuf_output(&samples, b, sizeof(b->h) + bytes, flags))
-		count_drops(LT_DROP_RINGBUF_FULL, b->h.n);
-	b->h.n = 0;
-	b->h.bytes = 0;
-}
-
-/* Add the walked sample to the batch, packed to what it holds; send the batch when due. */
+/* Send the walked sample, packed to what it holds. */
 static __always_inline void send_sample(struct sampler_walk *sw)
 {
 	struct lt_walk *w = &sw->w;
-	struct batch *b = bpf_map_lookup_elem(&batches, &(__u32){ 0 });
-	__u64 off;
+	__u8 *out = bpf_map_lookup_elem(&packed, &(__u32){ 0 });
 	__u32 size;
+	__u64 flags;
 
-	if (!b) {
+	if (!out) {
 		count_drop(LT_DROP_NO_SCRATCH);
 		return;
 	}
-	off = b->h.bytes;
-	asm volatile("" : "+r"(off));
-	if (off > BATCH_ROOM) {		/* never: a batch past it was sent */
-		flush_batch(b, 0);
-		off = 0;
-	}
-	asm volatile("" : "+r"(off));
-	size = lt_sample_pack(b->data + off + LT_BATCH_REC_HDR, &w->s);
-	*(__u32 *)(b->data + off) = size;
-	b->h.bytes = off + LT_BATCH_REC_HDR + ((size + 7) & ~7u);
-	if (!b->h.n++)
-		b->h.t0 = w->s.time_ns;
-	b->h.type = LT_WIRE_BATCH;
-	/* Code the tables do not know (a library just mapped, a new JIT area):
-	** until user space loads it, every sample there is cut short, so it is
-	** told now, not at its next timer. */
-	if (w->s.flags & LT_SAMPLE_NEW_CODE)
-		flush_batch(b, 1);
-	else if (b->h.bytes > BATCH_ROOM || w->s.time_ns - b->h.t0 >= BATCH_AGE_NS)
-		flush_batch(b, 0);
+	size = lt_sample_pack(out, &w->s);
+	asm volatile("" : "+r"(size));
+	if (size > sizeof(w->s))	/* for the verifier: a record never exceeds it */
+		size = sizeof(w->s);
+	/* A wakeup per sample costs more than the whole walk (an irq_work,
+	** ~8 us in a VM): user space polls on a timer and is woken only when
+	** the ring fills up, or when code the tables do not know runs (a
+	** library just mapped, a new JIT area): until user space loads it, every
+	** sample there is cut short, so it is told now, not at its next timer.
+	** How full the ring is is asked every QUERY_EVERY samples of a CPU: the
+	** query reads the reader's position, a cache line the reader's CPU
+	** writes (150-300 ns here); the ring holds half a second, the delay is
+	** 16 ms at 999 Hz. */
+	flags = (w->s.flags & LT_SAMPLE_NEW_CODE) ||
+		(!(++sw->sent & (QUERY_EVERY - 1)) &&
+		 bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) > wakeup_bytes) ?
+		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	if (bpf_ringbuf_output(&samples, out, size, flags))
+		count_drop(LT_DROP_RINGBUF_FULL);
 	if (capture_every && sw->capturing)
 		capture_end(sw);
-}
-
-/*
-** Send this CPU's batch: run by user space on each CPU (BPF_PROG_TEST_RUN with
-** BPF_F_TEST_RUN_ON_CPU, an IPI) before it drains the ring. Never inside the
-** perf event's program (an IPI waits for a hard interrupt to end); inside an
-** off-CPU sample's walk the scratch is busy, and its batch goes next time.
-*/
-SEC("raw_tp")
-int flush_cpu(void *ctx)
-{
-	__u32 zero = 0;
-	struct batch *b = bpf_map_lookup_elem(&batches, &zero);
-	struct sampler_walk *sw = bpf_map_lookup_elem(&scratch, &zero);
-
-	if (b && b->h.n && sw && !sw->busy)
-		flush_batch(b, 0);
-	return 0;
 }
 
 SEC("perf_event")

@@ -16,11 +16,10 @@
 
 /* -- Version and record types ---------------------------------------------- */
 
-#define LT_WIRE_VERSION		9	/* bump on any change of this file's layouts */
+#define LT_WIRE_VERSION		8	/* bump on any change of this file's layouts */
 #define LT_WIRE_TYPE(kind)	(0x4c540000u | (kind) << 8 | LT_WIRE_VERSION)	/* "LT" */
 #define LT_WIRE_SAMPLE		LT_WIRE_TYPE(0)	/* struct lt_sample */
 #define LT_WIRE_CAPTURE		LT_WIRE_TYPE(1)	/* struct lt_capture */
-#define LT_WIRE_BATCH		LT_WIRE_TYPE(2)	/* struct lt_batch_hdr, then records */
 
 /* -- Limits ---------------------------------------------------------------- */
 
@@ -198,23 +197,6 @@ struct lt_sample {
 /* The fields every record carries whole, before its arrays. */
 #define LT_SAMPLE_HEAD	72
 
-/*
-** Samples of one CPU, sent together: a ring buffer output costs ~1-1.5 us on
-** this VM whatever its size (its lock, the reader's cache lines), a sample's
-** walk a few. The header, then n records of a __u32 length and a __u32 pad, the
-** packed sample (wire/pack.h), and padding to 8 bytes; bytes in all.
-*/
-struct lt_batch_hdr {
-	__u32 type;			/* LT_WIRE_BATCH */
-	__u32 n;			/* records */
-	__u32 bytes;			/* bytes of records after this header */
-	__u32 pad;
-	__u64 t0;			/* time_ns of the first record */
-};
-
-#define LT_BATCH_BYTES	16384		/* at most this many bytes of records */
-#define LT_BATCH_REC_HDR	8		/* before each record: its length, padding */
-
 /* The user registers a walk starts from. */
 struct lt_uregs {
 	__u64 pc, sp, bp;
@@ -328,9 +310,6 @@ _Static_assert(sizeof(struct lt_uw_row) == 8, "lt_uw_row layout");
 _Static_assert(sizeof(struct lt_uw_mapping) == 32, "lt_uw_mapping layout");
 _Static_assert(sizeof(struct lt_uw_proc) == 8 + 32 * LT_MAX_MAPPINGS, "lt_uw_proc layout");
 _Static_assert(sizeof(struct lt_lua_cfg) == 72, "lt_lua_cfg layout");
-_Static_assert(sizeof(struct lt_batch_hdr) == 24, "lt_batch_hdr layout");
-_Static_assert(LT_BATCH_BYTES >= 2 * (LT_BATCH_REC_HDR + sizeof(struct lt_sample)),
-	       "a batch holds two records of any size");
 
 _Static_assert((LT_MAX_USER & (LT_MAX_USER - 1)) == 0, "LT_MAX_USER: a power of two");
 _Static_assert((LT_MAX_LUA & (LT_MAX_LUA - 1)) == 0, "LT_MAX_LUA: a power of two");

@@ -100,25 +100,4 @@ static inline int lt_sample_unpack(struct lt_sample *s, const void *rec, __u32 s
 	return 0;
 }
 
-/*
-** The next record of a batch's records rec[0, bytes) at *off: 0 with *s
-** unpacked and *off past it, 1 at the end, -1 if the record is not whole (the
-** rest of the batch is unusable).
-*/
-static inline int lt_batch_next(const __u8 *rec, __u32 bytes, __u32 *off, struct lt_sample *s)
-{
-	__u32 len;
-
-	if (*off >= bytes)
-		return 1;
-	if (bytes - *off < LT_BATCH_REC_HDR)
-		return -1;
-	__builtin_memcpy(&len, rec + *off, sizeof(len));
-	if (len > bytes - *off - LT_BATCH_REC_HDR ||
-	    lt_sample_unpack(s, rec + *off + LT_BATCH_REC_HDR, len))
-		return -1;
-	*off += LT_BATCH_REC_HDR + ((len + 7) & ~7u);
-	return 0;
-}
-
 #endif
