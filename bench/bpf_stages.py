@@ -10,7 +10,8 @@ import json
 import sys
 
 # index: name, in table order (0 counts the samples)
-STAGES = [(1, "regs"), (2, "stack window"), (3, "LuaJIT + Lua frames"), (4, "native walk"),
+# "stack windows" is the time copying them, inside the two walk stages.
+STAGES = [(1, "regs"), (2, "stack windows"), (3, "LuaJIT + Lua frames"), (4, "native walk"),
           (6, "kernel stack"), (5, "pack"), (8, "ring query and output"), (9, "whole sample")]
 READS, FRAMES = 10, 11
 
@@ -34,7 +35,10 @@ static __always_inline long logged_read(void *ctx, void *dst, __u32 size, __u64 
     ("	long rc = bpf_probe_read_user(dst, size, (const void *)(unsigned long)addr);\n",
      "	long rc = bpf_probe_read_user(dst, size, (const void *)(unsigned long)addr);\n\tST(%d, 1);\n" % READS),
     ("	if (user_regs(&u)) {", "	__u64 t0 = bpf_ktime_get_ns();\n\n	if (user_regs(&u)) {"),
-    ("	stack_window(sw, u.sp);\n", "	ST_LAP(1);\n	stack_window(sw, u.sp);\n	ST_LAP(2);\n"),
+    ("	sw->stk_sp = u.sp;\n", "	ST_LAP(1);\n	sw->stk_sp = u.sp;\n"),
+    ("	stack_window_done(sw);\n	lt_win_stack_plan(&p, addr, sw->stk_want);\n",
+     "	__u64 t0 = bpf_ktime_get_ns();\n\n	stack_window_done(sw);\n	lt_win_stack_plan(&p, addr, sw->stk_want);\n"),
+    ("	sw->stk_fills++;\n	return 0;\n", "	sw->stk_fills++;\n	ST(2, bpf_ktime_get_ns() - t0);\n	return 0;\n"),
     ("	lt_walk_begin(w, &u, cfg, G0);\n", "	lt_walk_begin(w, &u, cfg, G0);\n	ST_LAP(3);\n"),
     ("	lt_walk_user(w);\n", "	lt_walk_user(w);\n	ST_LAP(4);\n	ST(%d, w->s.n_user);\n" % FRAMES),
     ("	walk_current(tgid, (__u32)id, *slot);\n",

@@ -88,25 +88,29 @@ static __always_inline int memo_find_rule(struct lt_walk *w, __u64 pc, struct lt
 #define LT_PACK_COPY(dst, src, n) bpf_probe_read_kernel((dst), (n), (src))
 #define LT_PACK_BOUND(x) asm volatile("" : "+r"(x))
 #include "wire/pack.h"
+#include "walk/window.h"
 
 /*
-** The stack window: the user stack's page at the sampled sp and the page above,
-** copied in two reads (one per page: a read that reached into an unmapped page
-** would fail whole). A user read costs ~130 ns here, about as much for 4 KB as
-** for 8 bytes, and most of a native walk's reads (return addresses, saved rbp,
-** the VM's cframes) land there: 8-byte reads inside the window are loads from
-** the copy.
+** The stack window (walk/window.h): the user stack from a read of the walk up,
+** as much as this CPU's last windows were read, in reads that each stay in one
+** page. Most of a native walk's reads (return addresses, saved rbp, the VM's
+** cframes) land there: 8-byte reads inside it are loads from the copy. The
+** walk's first stack read copies a window, and so does one above it, up to
+** STACK_FILLS a walk: a frame with a large buffer on the stack leaves most of
+** a window unread (demo.lua's stacks had a frame of 8.9 KB in luajit) and the
+** frames beyond it in the next window. The buffer's size is a power of two
+** for the verifier, past what is ever copied.
 */
-#define STACK_PAGE	4096
-#define STACK_WIN	(2 * STACK_PAGE)
+#define STACK_BUF	(2 * LT_WIN_STACK_MAX)
+#define STACK_FILLS	4
 
 /*
-** The Lua window: the top LUA_WIN bytes of the Lua stack being walked, below
-** the running frame's base, copied in one read when the Lua walk starts. Each
-** Lua frame's function and link (16 bytes) were a read of their own; deeper
-** frames than the window holds still are.
+** The Lua window: the top of the Lua stack being walked, below the running
+** frame's base, as deep as this CPU's last Lua walks went, in one read when a
+** Lua walk starts. Each Lua frame's function and link (16 bytes) were a read
+** of their own; deeper frames than the window holds still are.
 */
-#define LUA_WIN		1024
+#define LUA_BUF		LT_WIN_LUA_MAX
 
 /* The walk state, with what only the sampler keeps. */
 struct sampler_walk {
@@ -116,12 +120,20 @@ struct sampler_walk {
 	__u32 generation;	/* of the tables this sample's slot holds */
 	__u8 capturing;		/* this sample is captured: log its reads */
 	__u8 busy;		/* an off-CPU walk is using this scratch */
-	__u64 stk_lo;		/* the stack window: from the page of the sampled sp */
-	__u64 stk_n;		/* offsets below this hold 8 copied bytes; 0: none */
-	__u8 stk[STACK_WIN + 8];
+	__u64 stk_sp;		/* the sampled sp */
+	__u64 stk_lo;		/* the stack window: from here */
+	__u64 stk_n;		/* bytes copied; 0: none */
+	__u64 stk_top;		/* bytes of it the walk read, from its start */
+	__u64 stk_reach;	/* the most of that over this walk's windows */
+	__u32 stk_want;		/* bytes the next stack window copies */
+	__u32 lua_want;		/* bytes the next Lua window copies */
+	__u32 stk_fills;	/* stack windows copied in this walk */
+	__u8 stk[STACK_BUF + 8];
 	__u64 lua_lo;		/* the Lua window: from this address */
 	__u64 lua_n;		/* bytes copied; 0: none */
-	__u8 lua[LUA_WIN + 16];
+	__u64 lua_end;		/* the end of the Lua stack walked; 0: none since learned */
+	__u64 lua_low;		/* the lowest frame slot that walk read */
+	__u8 lua[LUA_BUF + 16];
 };
 
 /*
@@ -243,19 +255,89 @@ static __always_inline long logged_read(void *ctx, void *dst, __u32 size, __u64 
 	return rc;
 }
 
+int stack_window(__u64 addr);
+
+/* Is [addr, addr + 8) in the stack window? Its offset there into *off. */
+static __always_inline int in_stack_window(const struct sampler_walk *sw, __u64 addr, __u64 *off)
+{
+	*off = addr - sw->stk_lo;
+	return *off < sw->stk_n && sw->stk_n - *off >= 8;	/* below: off wrapped around */
+}
+
 /* An 8-byte read of the walk that is likely on the stack: from the stack window
-** when it is there. */
+** when it is there, else from a window copied from there, else a plain read. */
 static __always_inline long stack_read(void *ctx, __u64 *dst, __u64 addr)
 {
 	struct sampler_walk *sw = ctx;
-	__u64 off = addr - sw->stk_lo;
+	__u64 off;
 
-	if (off >= sw->stk_n)	/* also below the window: off wrapped around */
-		return logged_read(ctx, dst, sizeof(*dst), addr);
-	*dst = *(const __u64 *)(sw->stk + (off & (STACK_WIN - 1)));
+	if (!in_stack_window(sw, addr, &off)) {
+		stack_window(addr);
+		if (!in_stack_window(sw, addr, &off))
+			return logged_read(ctx, dst, sizeof(*dst), addr);
+	}
+	if (off + 8 > sw->stk_top)
+		sw->stk_top = off + 8;
+	*dst = *(const __u64 *)(sw->stk + (off & (STACK_BUF - 1)));
 	if (capture_every && sw->capturing)
 		log_read(dst, sizeof(*dst), addr, 0);
 	return 0;
+}
+
+/* One read of a stack window's plan, its size bounded for the verifier. */
+#define STACK_PART(sw, p, off, i) ({						\
+	__u64 _n = (p).part[i];							\
+	LT_PACK_CLAMP(_n, LT_WIN_PAGE);						\
+	bpf_probe_read_user((sw)->stk + (off), _n,				\
+			    (const void *)(unsigned long)((p).lo + (off)));	\
+})
+
+/* A stack window is done with: how much of it the walk read. */
+static __always_inline void stack_window_done(struct sampler_walk *sw)
+{
+	if (sw->stk_top > sw->stk_reach)
+		sw->stk_reach = sw->stk_top;
+	sw->stk_top = 0;
+}
+
+/*
+** A stack read at addr missed the window: copy one from there (walk/window.h)
+** when it is above the window (the walk goes up the stack), in the stack's top
+** 64 KB (else it came from a broken frame) and the walk has copied fewer than
+** STACK_FILLS. A global function, verified once: every stack read of the walk
+** may call it. No branch on the reads' results: it would make the verifier
+** explore the rest of the program once per outcome.
+*/
+__attribute__((noinline)) int stack_window(__u64 addr)
+{
+	__u32 zero = 0;
+	struct sampler_walk *sw = bpf_map_lookup_elem(&scratch, &zero);
+	struct lt_win_plan p;
+	__u64 off1;
+	long rc0, rc1;
+
+	if (!sw || sw->stk_fills >= STACK_FILLS || (sw->stk_n && addr < sw->stk_lo) ||
+	    addr < sw->stk_sp || addr - sw->stk_sp >= 65536)
+		return 0;
+	stack_window_done(sw);
+	lt_win_stack_plan(&p, addr, sw->stk_want);
+	off1 = p.part[0];
+	LT_PACK_CLAMP(off1, LT_WIN_PAGE);
+	rc0 = STACK_PART(sw, p, 0, 0);
+	rc1 = p.part[1] ? STACK_PART(sw, p, off1, 1) : 0;
+	sw->stk_lo = p.lo;
+	sw->stk_n = lt_win_valid(&p, rc0, rc1);
+	sw->stk_fills++;
+	return 0;
+}
+
+/* The Lua walk since the last window ended: learn how deep it went. */
+static __always_inline void lua_window_learn(struct sampler_walk *sw)
+{
+	if (!sw->lua_end)
+		return;
+	sw->lua_want = lt_win_learn(sw->lua_want, sw->lua_end - sw->lua_low, LT_WIN_LUA_MAX);
+	sw->lua_end = 0;
 }
 
 /* A Lua walk starts with its frames in [lo, end): copy the top of that. No
@@ -263,19 +345,22 @@ static __always_inline long stack_read(void *ctx, __u64 *dst, __u64 addr)
 static __always_inline void lua_window(void *ctx, __u64 lo, __u64 end)
 {
 	struct sampler_walk *sw = ctx;
-	__u64 start = end - LUA_WIN, n;
+	__u32 n32;
+	__u64 start, n;
 	long rc;
 
-	if (start < lo || start > end)	/* a stack shorter than the window, or wrapped */
-		start = lo;
-	n = end - start;
+	lua_window_learn(sw);	/* a coroutine's resumer: the walk of the one before */
+	start = lt_win_lua_plan(lo, end, sw->lua_want, &n32);
+	n = n32;
 	asm volatile("" : "+r"(n));
-	if (n > LUA_WIN)	/* end below lo: a broken base, the walk stops at once */
+	if (n > LUA_BUF)
 		n = 0;
 	asm volatile("" : "+r"(n));
 	rc = bpf_probe_read_user(sw->lua, n, (const void *)(unsigned long)start);
 	sw->lua_lo = start;
 	sw->lua_n = n & ~(__u64)(rc >> 63);
+	sw->lua_end = end;
+	sw->lua_low = end;
 }
 
 /* A Lua frame's function and link: from the Lua window when they are in it. */
@@ -284,9 +369,11 @@ static __always_inline long lua_slots_read(void *ctx, __u64 *dst, __u64 addr)
 	struct sampler_walk *sw = ctx;
 	__u64 off = addr - sw->lua_lo;
 
+	if (addr < sw->lua_low)
+		sw->lua_low = addr;
 	if (off >= sw->lua_n || sw->lua_n - off < 16)	/* also below the window */
 		return logged_read(ctx, dst, 16, addr);
-	off &= LUA_WIN - 1;
+	off &= LUA_BUF - 1;
 	dst[0] = *(const __u64 *)(sw->lua + off);
 	dst[1] = *(const __u64 *)(sw->lua + off + 8);
 	if (capture_every && sw->capturing)
@@ -384,23 +471,6 @@ static __always_inline __u32 tables_generation(__u32 slot)
 	const struct lt_uw_proc *p = bpf_map_lookup_elem(&uw_procs, &slot);
 
 	return p ? p->generation : 0;
-}
-
-/* Copy the stack window: sp's page (mapped: the thread ran on it), then the
-** next one if it is mapped. Fixed sizes and no branch on the results: either
-** would make the verifier explore the rest of the program several times over. */
-static __always_inline void stack_window(struct sampler_walk *sw, __u64 sp)
-{
-	__u64 lo = sp & ~(__u64)(STACK_PAGE - 1);
-	long rc0, rc1;
-
-	rc0 = bpf_probe_read_user(sw->stk, STACK_PAGE, (const void *)(unsigned long)lo);
-	rc1 = bpf_probe_read_user(sw->stk + STACK_PAGE, STACK_PAGE,
-				  (const void *)(unsigned long)(lo + STACK_PAGE));
-	sw->stk_lo = lo;
-	/* rc is 0 or negative: each mask is all ones on success, 0 on failure. */
-	sw->stk_n = ((STACK_PAGE - 7) & ~(__u64)(rc0 >> 63)) +
-		    (STACK_PAGE & ~(__u64)((rc0 | rc1) >> 63));
 }
 
 /* The thread's last validated global_State, 0 if none. */
@@ -518,6 +588,10 @@ __attribute__((noinline)) int walk_current(__u32 tgid, __u32 tid, __u32 slot)
 	sw->generation = tables_generation(w->slot);
 	sw->capturing = 0;
 	sw->stk_n = 0;
+	sw->stk_top = 0;
+	sw->stk_reach = 0;
+	sw->stk_fills = 0;
+	sw->stk_sp = 0;
 	sw->lua_n = 0;
 	if (user_regs(&u)) {
 		lt_walk_reset(w);
@@ -525,11 +599,11 @@ __attribute__((noinline)) int walk_current(__u32 tgid, __u32 tid, __u32 slot)
 		w->s.user_stop = LT_STOP_KERNEL_ONLY;
 		return 0;
 	}
+	sw->stk_sp = u.sp;
 	idx = w->slot / 2;
 	cfg = bpf_map_lookup_elem(&lua_cfg, &idx);
 	Gt = cfg && cfg->enabled ? cached_G(tid) : 0;
 	G0 = Gt || !cfg || !cfg->enabled ? Gt : process_G(tgid);
-	stack_window(sw, u.sp);
 	if (capture_every)
 		capture_begin(sw, &u, G0);
 	lt_walk_begin(w, &u, cfg, G0);
@@ -538,6 +612,11 @@ __attribute__((noinline)) int walk_current(__u32 tgid, __u32 tid, __u32 slot)
 		note_process_G(tgid, w->s.G);
 	}
 	lt_walk_user(w);
+	/* How much of its stack windows this walk read, how deep in the Lua stack. */
+	stack_window_done(sw);
+	if (sw->stk_reach)
+		sw->stk_want = lt_win_learn(sw->stk_want, sw->stk_reach, LT_WIN_STACK_MAX);
+	lua_window_learn(sw);
 	learn_G(tgid, tid, Gt);
 	return 0;
 }
