@@ -175,9 +175,11 @@ static int add_targets(struct sampler *s, const struct sampler_opts *o,
 		.procs_fd = bpf_map__fd(s->skel->maps.uw_procs),
 		.rows_fd = bpf_map__fd(s->skel->maps.uw_rows),
 		.rules_fd = bpf_map__fd(s->skel->maps.uw_rules),
+		.pidx_fd = bpf_map__fd(s->skel->maps.uw_pidx),
 		.lua_fd = bpf_map__fd(s->skel->maps.lua_cfg),
 		.max_rows = bpf_map__max_entries(s->skel->maps.uw_rows),
 		.max_rules = bpf_map__max_entries(s->skel->maps.uw_rules),
+		.max_pidx = bpf_map__max_entries(s->skel->maps.uw_pidx),
 	};
 
 	if (o->npids > LT_MAX_TARGETS)
@@ -208,6 +210,10 @@ static int load(struct sampler *s, const struct sampler_opts *o, char *err, size
 	if (!rc)
 		rc = bpf_map__set_max_entries(s->skel->maps.uw_rows,
 					      o->max_rows ? o->max_rows : DEFAULT_ROWS);
+	/* Page indexes: an entry per 256 bytes of code, rows one per ~16-64. */
+	if (!rc)
+		rc = bpf_map__set_max_entries(s->skel->maps.uw_pidx,
+					      (o->max_rows ? o->max_rows : DEFAULT_ROWS) / 4);
 	if (rc)
 		return errf(err, errlen, rc, "cannot size the BPF maps: %s", strerror(-rc));
 	s->skel->rodata->capture_every = o->capture_every;

@@ -12,6 +12,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "wire/luatop.h"
+#include "unwind/pageindex.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -55,17 +56,45 @@ struct {
 	__type(value, struct lt_uw_rule);
 } uw_rules SEC(".maps");
 
+/* The files' page indexes (unwind/pageindex.h), appended to like the rows. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, LT_MAX_ROWS_DEFAULT / 4);	/* resized by the loader */
+	__type(key, __u32);
+	__type(value, struct lt_uw_pidx);
+} uw_pidx SEC(".maps");
+
+/* Narrow a row search with the file's page index. */
+static __always_inline void pidx_narrow(const struct lt_uw_mapping *m, __u32 key, __u32 *lo,
+					__u32 *hi)
+{
+	__s64 i = lt_pidx_block(m, key);
+	__u32 k = (__u32)i;
+	const struct lt_uw_pidx *b;
+
+	if (i < 0)
+		return;
+	b = bpf_map_lookup_elem(&uw_pidx, &k);
+	if (b)
+		lt_pidx_narrow(m, b, lo, hi);
+}
+
 static __always_inline long logged_read(void *ctx, void *dst, __u32 size, __u64 addr);
 static __always_inline struct lt_walk *walk_state(void);
 static __always_inline long stack_read(void *ctx, __u64 *dst, __u64 addr);
 static __always_inline void lua_window(void *ctx, __u64 lo, __u64 end);
 static __always_inline long lua_slots_read(void *ctx, __u64 *dst, __u64 addr);
+static __always_inline void g_window(void *ctx, __u64 G);
+static __always_inline long g_read(void *ctx, void *dst, __u32 size, __u64 addr);
 
 #define LT_INLINE __always_inline
 #define LT_READ_USER(ctx, dst, size, addr) logged_read((ctx), (dst), (size), (addr))
 #define LT_READ_STACK(ctx, dst, addr) stack_read((ctx), (dst), (addr))
 #define LT_LUA_WINDOW(ctx, lo, end) lua_window((ctx), (lo), (end))
 #define LT_READ_LUA_SLOTS(ctx, dst, addr) lua_slots_read((ctx), (dst), (addr))
+#define LT_G_WINDOW(ctx, G) g_window((ctx), (G))
+#define LT_READ_G(ctx, dst, size, addr) g_read((ctx), (dst), (size), (addr))
 #define LT_UW_ROW(ctx, idx) ({ __u32 _k = (idx); \
 	(const struct lt_uw_row *)bpf_map_lookup_elem(&uw_rows, &_k); })
 #define LT_UW_RULE(ctx, idx) ({ __u32 _k = (idx); \
@@ -73,6 +102,7 @@ static __always_inline long lua_slots_read(void *ctx, __u64 *dst, __u64 addr);
 #define LT_UW_PROC(ctx, slot) ({ __u32 _k = (slot); \
 	(const struct lt_uw_proc *)bpf_map_lookup_elem(&uw_procs, &_k); })
 #define LT_UW_LOOP(n, cb, state) bpf_loop((n), (cb), (state), 0)
+#define LT_UW_NARROW(ctx, m, key, lo, hi) pidx_narrow((m), (key), (lo), (hi))
 /* bpf_loop's callback context must point to the stack: callbacks find the walk
 ** in its per-CPU map instead. */
 #define LT_WALK_STATE(arg) walk_state()
@@ -112,6 +142,22 @@ static __always_inline int memo_find_rule(struct lt_walk *w, __u64 pc, struct lt
 */
 #define LUA_BUF		LT_WIN_LUA_MAX
 
+/*
+** The G window: the part of the VM's GG_State the walk reads (G's vmstate,
+** cur_L, jit_base and trace array, the main lua_State's fields: lt_lj_gwin),
+** copied in one read when the walk takes G for the thread's VM. They were four
+** to six reads of ~130 ns.
+*/
+#define GWIN_BUF	2048
+
+/*
+** The mappings the last rule searches found, per CPU: a memo miss (a pc the
+** walks had not met: a leaf in a C function's loop, in a JIT trace) seldom
+** needs the search over the process's mappings, which read nine entries of a
+** table that is cold by the next sample.
+*/
+#define MRU_MAPS	4
+
 /* The walk state, with what only the sampler keeps. */
 struct sampler_walk {
 	struct lt_walk w;	/* first: the driver's reads get &w as their ctx */
@@ -134,6 +180,12 @@ struct sampler_walk {
 	__u64 lua_end;		/* the end of the Lua stack walked; 0: none since learned */
 	__u64 lua_low;		/* the lowest frame slot that walk read */
 	__u8 lua[LUA_BUF + 16];
+	__u64 g_lo;		/* the G window: from this address */
+	__u64 g_n;		/* bytes copied; 0: none */
+	__u8 g[GWIN_BUF + 128];	/* room past the mask for the largest read served */
+	struct lt_uw_mapping mru[MRU_MAPS];
+	__u32 mru_gen[MRU_MAPS];	/* the tables' generation of each; 0: empty */
+	__u32 mru_next;			/* the one replaced next */
 };
 
 /*
@@ -168,6 +220,29 @@ struct {
 	__type(value, struct sampler_walk);
 } scratch SEC(".maps");
 
+/* The mapping of pc, from the ones found last when it is one of them. */
+static __always_inline int mru_mapping(struct sampler_walk *sw, __u64 pc, struct lt_uw_mapping *out)
+{
+	__u32 gen = sw->generation, i;
+	int rc;
+
+	for (i = 0; i < MRU_MAPS; i++) {
+		const struct lt_uw_mapping *m = &sw->mru[i];
+
+		if (sw->mru_gen[i] == gen && pc >= m->start && pc < m->end) {
+			*out = *m;
+			return LT_STOP__COUNT;
+		}
+	}
+	rc = lt_uw_find_mapping(NULL, sw->w.slot, pc, out);
+	if (rc == LT_STOP__COUNT) {
+		i = sw->mru_next++ & (MRU_MAPS - 1);
+		sw->mru[i] = *out;
+		sw->mru_gen[i] = gen;
+	}
+	return rc;
+}
+
 /* lt_uw_find_rule through the memo (row: -1 on a hit; only fixtures use it). */
 static __always_inline int memo_find_rule(struct lt_walk *w, __u64 pc, struct lt_uw_rule *out,
 					  __s64 *row)
@@ -180,7 +255,11 @@ static __always_inline int memo_find_rule(struct lt_walk *w, __u64 pc, struct lt
 	if (!m || !gen)
 		return lt_uw_find_rule(NULL, w->slot, pc, out, row);
 	if (m->generation != gen || m->pc != pc || m->slot != w->slot) {
-		rc = lt_uw_find_rule(NULL, w->slot, pc, out, row);
+		struct lt_uw_mapping map;
+
+		rc = mru_mapping((struct sampler_walk *)w, pc, &map);
+		if (rc == LT_STOP__COUNT)
+			rc = lt_uw_mapping_rule(NULL, &map, pc, out, row);
 		m->pc = pc;
 		m->generation = gen;
 		m->slot = (__u16)w->slot;
@@ -331,6 +410,36 @@ __attribute__((noinline)) int stack_window(__u64 addr)
 	return 0;
 }
 
+/* The walk takes G for the thread's VM: copy its G window, unless it has. */
+static __always_inline void g_window(void *ctx, __u64 G)
+{
+	struct sampler_walk *sw = ctx;
+	__u64 lo = G + (__s64)sw->w.cfg.gwin_off, n = sw->w.cfg.gwin_len;
+	long rc;
+
+	if (sw->g_n && sw->g_lo == lo)
+		return;
+	LT_PACK_CLAMP(n, GWIN_BUF);
+	rc = bpf_probe_read_user(sw->g, n, (const void *)(unsigned long)lo);
+	sw->g_lo = lo;
+	sw->g_n = n & ~(__u64)(rc >> 63);
+}
+
+/* A read of G's fields or a lua_State's: from the G window when it is there
+** (size is a constant at every caller: the copy is a few loads). */
+static __always_inline long g_read(void *ctx, void *dst, __u32 size, __u64 addr)
+{
+	struct sampler_walk *sw = ctx;
+	__u64 off = addr - sw->g_lo;
+
+	if (off >= sw->g_n || sw->g_n - off < size)	/* also below the window */
+		return logged_read(ctx, dst, size, addr);
+	__builtin_memcpy(dst, sw->g + (off & (GWIN_BUF - 1)), size);
+	if (capture_every && sw->capturing)
+		log_read(dst, size, addr, 0);
+	return 0;
+}
+
 /* The Lua walk since the last window ended: learn how deep it went. */
 static __always_inline void lua_window_learn(struct sampler_walk *sw)
 {
@@ -349,6 +458,8 @@ static __always_inline void lua_window(void *ctx, __u64 lo, __u64 end)
 	__u64 start, n;
 	long rc;
 
+	if (sw->lua_end == end && sw->lua_n)
+		return;		/* copied for the check of the interpreter's BASE */
 	lua_window_learn(sw);	/* a coroutine's resumer: the walk of the one before */
 	start = lt_win_lua_plan(lo, end, sw->lua_want, &n32);
 	n = n32;
@@ -530,7 +641,7 @@ __attribute__((noinline)) int learn_G(__u32 tgid, __u32 tid, __u64 had)
 
 /* Capture mode: start logging this sample's reads. */
 static __always_inline void capture_begin(struct sampler_walk *sw, const struct lt_uregs *u,
-					  __u64 G)
+					  __u64 G, int own)
 {
 	__u32 zero = 0;
 	struct lt_capture *c = bpf_map_lookup_elem(&capture_scratch, &zero);
@@ -543,6 +654,7 @@ static __always_inline void capture_begin(struct sampler_walk *sw, const struct 
 	c->reads_lost = 0;
 	c->regs = *u;
 	c->cached_G = G;
+	c->cached_own = own;
 	sw->capturing = 1;
 }
 
@@ -593,6 +705,7 @@ __attribute__((noinline)) int walk_current(__u32 tgid, __u32 tid, __u32 slot)
 	sw->stk_fills = 0;
 	sw->stk_sp = 0;
 	sw->lua_n = 0;
+	sw->g_n = 0;
 	if (user_regs(&u)) {
 		lt_walk_reset(w);
 		w->s.flags |= LT_SAMPLE_USER_ERR;
@@ -605,8 +718,8 @@ __attribute__((noinline)) int walk_current(__u32 tgid, __u32 tid, __u32 slot)
 	Gt = cfg && cfg->enabled ? cached_G(tid) : 0;
 	G0 = Gt || !cfg || !cfg->enabled ? Gt : process_G(tgid);
 	if (capture_every)
-		capture_begin(sw, &u, G0);
-	lt_walk_begin(w, &u, cfg, G0);
+		capture_begin(sw, &u, G0, Gt != 0);
+	lt_walk_begin(w, &u, cfg, G0, Gt != 0);
 	if (w->G_from_regs) {
 		cache_G(tid, Gt, w->s.G);
 		note_process_G(tgid, w->s.G);

@@ -22,10 +22,13 @@
 #include "lua/layout.h"
 #include "proc/model.h"
 #include "unwind/ehframe.h"
+#include "unwind/pageindex.h"
 
-/* The TF_UNWIND part of a file: where its rows are in the shared array. */
+/* The TF_UNWIND part of a file: where its rows are in the shared array, and its
+** page index (unwind/pageindex.h: the pidx_* fields; pidx_n 0 for none). */
 struct tb_rows {
 	uint32_t start, count;		/* count 0: no unwind info */
+	struct lt_uw_mapping idx;
 };
 
 struct tb_proc {
@@ -43,7 +46,8 @@ struct tables {
 	struct tables_maps maps;
 	struct lt_uw_row *rows;		/* mmapped uw_rows */
 	struct lt_uw_rule *rules;	/* mmapped uw_rules */
-	size_t rows_bytes, rules_bytes;
+	struct lt_uw_pidx *pidx;	/* mmapped uw_pidx */
+	size_t rows_bytes, rules_bytes, pidx_bytes;
 	uint32_t *rule_index;		/* open addressing: rule index + 1, 2*max_rules slots */
 	struct tmodel *model;		/* the processes and their files */
 	struct tb_proc procs[LT_MAX_TARGETS];
@@ -77,10 +81,12 @@ struct tables *tables__new(const struct tables_maps *maps, struct tmodel *model)
 	t->model = model;
 	t->rows_bytes = (size_t)maps->max_rows * sizeof(struct lt_uw_row);
 	t->rules_bytes = (size_t)maps->max_rules * sizeof(struct lt_uw_rule);
+	t->pidx_bytes = (size_t)maps->max_pidx * sizeof(struct lt_uw_pidx);
 	t->rows = map_array(maps->rows_fd, t->rows_bytes);
 	t->rules = map_array(maps->rules_fd, t->rules_bytes);
+	t->pidx = map_array(maps->pidx_fd, t->pidx_bytes);
 	t->rule_index = calloc(2 * (size_t)maps->max_rules, sizeof(*t->rule_index));
-	if (!t->rows || !t->rules || !t->rule_index) {
+	if (!t->rows || !t->rules || !t->pidx || !t->rule_index) {
 		tables__delete(t);
 		return NULL;
 	}
@@ -97,6 +103,8 @@ void tables__delete(struct tables *t)
 		munmap(t->rows, t->rows_bytes);
 	if (t->rules)
 		munmap(t->rules, t->rules_bytes);
+	if (t->pidx)
+		munmap(t->pidx, t->pidx_bytes);
 	for (unsigned i = 0; i < LT_MAX_TARGETS; i++)
 		free(t->procs[i].cur);
 	free(t->rule_index);
@@ -124,6 +132,16 @@ static uint32_t intern_rule(struct tables *t, const struct lt_uw_rule *r)
 	t->rules[t->stats.rules] = *r;
 	t->rule_index[i] = (uint32_t)t->stats.rules + 1;
 	return (uint32_t)t->stats.rules++;
+}
+
+/* Append the page index of a file's rows just appended; none when it does not fit. */
+static void append_pidx(struct tables *t, struct tb_rows *f)
+{
+	uint32_t room = t->maps.max_pidx - (uint32_t)t->stats.pidx;
+
+	f->idx.pidx_start = (uint32_t)t->stats.pidx;
+	t->stats.pidx += lt_pidx_build(&t->rows[f->start], f->count, &t->pidx[t->stats.pidx], room,
+				       &f->idx);
 }
 
 /* Append a compiled table's rows with their rules made global. */
@@ -159,6 +177,7 @@ static int append_rows(struct tables *t, const struct uw_table *u, struct tb_row
 	f->count = (uint32_t)n;
 	t->stats.rows += n;
 	free(map);
+	append_pidx(t, f);
 	return 0;
 }
 
@@ -214,6 +233,10 @@ static void map_one(struct tables *t, struct tproc *tp, size_t i, struct lt_uw_m
 	if (r) {
 		out->row_start = r->start;
 		out->row_count = r->count;
+		out->pidx_start = r->idx.pidx_start;
+		out->pidx_n = r->idx.pidx_n;
+		out->pidx_page = r->idx.pidx_page;
+		out->pidx_shift = r->idx.pidx_shift;
 	}
 	if (!tfile__image(f, NULL))
 		*lj = luabuild__of_file(f);
@@ -237,6 +260,7 @@ static struct lt_lua_cfg lua_cfg_of(const struct luabuild *lj, uint64_t bias)
 		c.leaf_lo = bias + lj->leaf_start, c.leaf_hi = bias + lj->leaf_end;
 	if (lj->ffi_call_start)
 		c.ffi_lo = bias + lj->ffi_call_start, c.ffi_hi = bias + lj->ffi_call_end;
+	lt_lj_gwin(&c, lj->sizeof_lua_State);
 	return c;
 }
 

@@ -17,13 +17,15 @@ struct tables_maps {
 	int procs_fd;		/* slot -> struct lt_uw_proc */
 	int rows_fd;		/* mmapable array of struct lt_uw_row */
 	int rules_fd;		/* mmapable array of struct lt_uw_rule */
+	int pidx_fd;		/* mmapable array of struct lt_uw_pidx: page indexes */
 	int lua_fd;		/* target index -> struct lt_lua_cfg */
-	uint32_t max_rows, max_rules;
+	uint32_t max_rows, max_rules, max_pidx;
 };
 
 struct tables_stats {
 	uint64_t files;		/* distinct files compiled */
 	uint64_t rows, rules;	/* used entries of the shared arrays */
+	uint64_t pidx;		/* ... of the page-index array */
 	uint64_t syncs;		/* process map rewrites */
 	uint64_t no_cfi;	/* files without usable unwind info (frame-pointer fallback) */
 	uint64_t full;		/* files skipped because the rows array was full */

@@ -17,6 +17,7 @@ int capture__write(const char *dir, const struct tables *t, const struct lt_capt
 	struct uw_snapshot full = {
 		.regs = c->regs,
 		.cached_G = c->cached_G,
+		.cached_own = (int)c->cached_own,
 		.cfg = tables__lua_cfg(t, (int)c->sample.tgid),
 		.reads = c->reads,
 		.nreads = c->n_reads < LT_CAPTURE_READS ? c->n_reads : LT_CAPTURE_READS,

@@ -21,6 +21,9 @@
 #define LT_LJ_L_STACK		56	/* TValue *stack (MRef) */
 #define LT_LJ_L_CFRAME		80	/* innermost C frame; low 2 bits are flags */
 #define LT_LJ_L_STACKSIZE		88	/* u32, in slots */
+/* The bytes of a lua_State the walk reads (lua/state.h): from glref to the end
+** (96 bytes in GC64 builds: stacksize, the last field used, and padding). */
+#define LT_LJ_L_SPAN		(96 - LT_LJ_L_GLREF)
 
 #define LT_LJ_FN_FFID		10	/* GCfunc: u8 */
 #define LT_LJ_FN_PC		32	/* GCfunc (Lua): bytecode of its proto (MRef) */
@@ -85,5 +88,34 @@
 #define LT_LJ_IRT_PROTO		7
 #define LT_LJ_IRT_FUNC		8
 #define LT_LJ_GCT_TRACE		9	/* GCHeader.gct (byte 9) of a GCtrace */
+
+/*
+** The G window (cfg->gwin_off, gwin_len): the part of a VM's GG_State the walk
+** reads, so that the sampler copies it in one read instead of four to six:
+** G's vmstate, cur_L, jit_base and J->trace, and the main lua_State's fields
+** (GG_State starts with it: G - sizeof_L; a program that runs no coroutine
+** runs there). None when the span exceeds LT_GWIN_MAX (an unknown layout).
+*/
+static inline __attribute__((always_inline)) void lt_lj_gwin(struct lt_lua_cfg *c, __u32 sizeof_L)
+{
+	__s64 lo = c->off_vmstate, hi = c->off_vmstate + 4;
+	__u32 f[3] = { c->off_cur_L, c->off_jit_base, c->off_jit_trace };
+
+	for (int i = 0; i < 3; i++) {
+		if (!f[i])
+			continue;
+		if (f[i] < lo)
+			lo = f[i];
+		if (f[i] + 8 > hi)
+			hi = f[i] + 8;
+	}
+	if (sizeof_L >= LT_LJ_L_GLREF + LT_LJ_L_SPAN)
+		lo = (__s64)LT_LJ_L_GLREF - sizeof_L;	/* the main lua_State's first field used */
+	lo &= ~7ll;
+	c->gwin_off = (__s32)lo;
+	c->gwin_len = hi - lo <= LT_GWIN_MAX ? (__u32)(hi - lo) : 0;
+	if (!c->gwin_len)
+		c->gwin_off = 0;
+}
 
 #endif

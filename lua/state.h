@@ -8,16 +8,19 @@
 ** stays true for the walk.
 **
 ** Shared by the BPF sampler and user space. The includer defines LT_INLINE and
-** LT_READ_USER(ctx, dst, size, addr).
+** LT_READ_USER(ctx, dst, size, addr), and may define LT_READ_G(ctx, dst, size,
+** addr), a read that is likely inside the VM's GG_State (G's fields, the main
+** lua_State's: the sampler copies that part once, lt_lj_gwin in lua/layout.h).
 */
 #ifndef LUATOP_LUA_STATE_H
 #define LUATOP_LUA_STATE_H
 
 #include "lua/layout.h"
 
-/* Bytes read: from glref (the first field used) to the end of the lua_State
-** (96 bytes in GC64 builds: stacksize, the last field used, and padding). */
-#define LT_LJ_L_SPAN	(96 - LT_LJ_L_GLREF)
+#ifndef LT_READ_G
+#define LT_READ_G(ctx, dst, size, addr) LT_READ_USER((ctx), (dst), (size), (addr))
+#endif
+
 
 struct lt_lj_state {
 	__u64 L;			/* whose fields raw holds; 0: none */
@@ -48,7 +51,7 @@ static LT_INLINE int lt_lj_state_get(void *ctx, struct lt_lj_state *ls, __u64 Lx
 	if (Lx && ls->L == Lx)
 		return 0;
 	ls->L = 0;
-	if (!Lx || LT_READ_USER(ctx, ls->raw, LT_LJ_L_SPAN, Lx + LT_LJ_L_GLREF))
+	if (!Lx || LT_READ_G(ctx, ls->raw, LT_LJ_L_SPAN, Lx + LT_LJ_L_GLREF))
 		return -1;
 	ls->L = Lx;
 	return 0;

@@ -13,6 +13,9 @@
 **   LT_UW_ROW(ctx, idx)   -> const struct lt_uw_row * or NULL
 **   LT_UW_RULE(ctx, idx)  -> const struct lt_uw_rule * or NULL
 **   LT_UW_LOOP(n, cb, state) -> call cb(i, state) for i < n until it returns non-zero
+** and may define LT_UW_NARROW(ctx, m, key, lo, hi), which narrows the row
+** search of key in mapping m to rows [*lo, *hi) with its page index
+** (unwind/pageindex.h; the sampler does, the replayer searches all rows).
 ** ctx is the includer's (NULL in BPF); it travels inside the search states as a
 ** number, because BPF callbacks only get one pointer.
 */
@@ -20,6 +23,10 @@
 #define LUATOP_UNWIND_LOOKUP_H
 
 #include "wire/luatop.h"
+
+#ifndef LT_UW_NARROW
+#define LT_UW_NARROW(ctx, m, key, lo, hi) ((void)0)
+#endif
 
 #define LT_MAPPING_BSEARCH	9	/* steps: log2(LT_MAX_MAPPINGS) + 1 */
 #define LT_ROW_BSEARCH		24	/* steps: enough for 2^23 rows per file */
@@ -137,21 +144,15 @@ static LT_INLINE int lt_uw_rule_of(void *ctx, const struct lt_row_search *s,
 }
 
 /*
-** The rule for pc (already adjusted by lt_uw_lookup_pc) in the process at slot.
-** Returns LT_STOP__COUNT and fills *out, or the reason there is none. *row gets
-** the row used (-1 for none or the frame-pointer fallback), for fixtures.
+** The mapping that contains pc in the process at slot, copied into *out.
+** LT_STOP__COUNT, or why there is none.
 */
-static LT_INLINE int lt_uw_find_rule(void *ctx, __u32 slot, __u64 pc,
-				     struct lt_uw_rule *out, __s64 *row)
+static LT_INLINE int lt_uw_find_mapping(void *ctx, __u32 slot, __u64 pc, struct lt_uw_mapping *out)
 {
 	struct lt_map_search ms = { .ctx = (unsigned long)ctx, .pc = pc, .slot = slot,
 				    .found = -1 };
-	struct lt_row_search rs = { .ctx = (unsigned long)ctx, .found = -1 };
 	const struct lt_uw_proc *p = LT_UW_PROC(ctx, slot);
-	const struct lt_uw_mapping *m;
-	__u64 off;
 
-	*row = -1;
 	if (!p || !p->n)
 		return LT_STOP_NO_PROC;
 	ms.hi = p->n < LT_MAX_MAPPINGS ? p->n : LT_MAX_MAPPINGS;
@@ -161,7 +162,22 @@ static LT_INLINE int lt_uw_find_rule(void *ctx, __u32 slot, __u64 pc,
 	p = LT_UW_PROC(ctx, slot);	/* re-fetch: the verifier forgets it across calls */
 	if (!p)
 		return LT_STOP_NO_PROC;
-	m = &p->m[ms.found & (LT_MAX_MAPPINGS - 1)];
+	*out = p->m[ms.found & (LT_MAX_MAPPINGS - 1)];
+	return LT_STOP__COUNT;
+}
+
+/*
+** The rule for pc in its mapping m. Returns LT_STOP__COUNT and fills *out, or
+** the reason there is none. *row gets the row used (-1 for none or the
+** frame-pointer fallback), for fixtures.
+*/
+static LT_INLINE int lt_uw_mapping_rule(void *ctx, const struct lt_uw_mapping *m, __u64 pc,
+					struct lt_uw_rule *out, __s64 *row)
+{
+	struct lt_row_search rs = { .ctx = (unsigned long)ctx, .found = -1 };
+	__u64 off;
+
+	*row = -1;
 	if (!m->row_count) {
 		/* Code without unwind info (JIT, no CFI): flagged fallback. */
 		*out = (struct lt_uw_rule){ .kind = LT_UW_FP };
@@ -173,9 +189,26 @@ static LT_INLINE int lt_uw_find_rule(void *ctx, __u32 slot, __u64 pc,
 	rs.start = m->row_start;
 	rs.hi = m->row_count;
 	rs.key = (__u32)off;
+	LT_UW_NARROW(ctx, m, rs.key, &rs.lo, &rs.hi);
 	LT_UW_LOOP(LT_SEARCH_CALLS(LT_ROW_BSEARCH), lt_uw_row_cb, &rs);
 	*row = rs.found;
 	return lt_uw_rule_of(ctx, &rs, out);
+}
+
+/*
+** The rule for pc (already adjusted by lt_uw_lookup_pc) in the process at slot.
+** Returns LT_STOP__COUNT and fills *out, or the reason there is none. *row gets
+** the row used (-1 for none or the frame-pointer fallback), for fixtures.
+*/
+static LT_INLINE int lt_uw_find_rule(void *ctx, __u32 slot, __u64 pc,
+				     struct lt_uw_rule *out, __s64 *row)
+{
+	struct lt_uw_mapping m;
+	int rc;
+
+	*row = -1;
+	rc = lt_uw_find_mapping(ctx, slot, pc, &m);
+	return rc == LT_STOP__COUNT ? lt_uw_mapping_rule(ctx, &m, pc, out, row) : rc;
 }
 
 #endif

@@ -24,7 +24,9 @@
 **   LT_WALK_ARG(w)      -> the argument LT_UW_LOOP passes its callbacks
 **   LT_LOOKUP_CTX(w)    -> the ctx of the rule lookup (NULL in BPF)
 ** and may define LT_FIND_RULE(w, pc, rule, row), which answers as
-** lt_uw_find_rule (the sampler memoizes it).
+** lt_uw_find_rule (the sampler memoizes it), LT_READ_G (lua/state.h) and
+** LT_G_WINDOW(w, G): G may be the thread's VM, its reads follow (the sampler
+** copies its G window).
 ** Memory reads get w itself as their ctx.
 */
 #ifndef LUATOP_WALK_DRIVER_H
@@ -54,6 +56,10 @@ struct lt_walk {
 	__u64 vm_sp;		/* G unknown: sp of the last VM frame met, 0 none */
 	__u64 found_G;		/* G, as that frame's cframe names it (lt_walk_G_from_cframe) */
 };
+
+#ifndef LT_G_WINDOW
+#define LT_G_WINDOW(w, G) ((void)0)
+#endif
 
 #ifndef LT_FIND_RULE
 #define LT_FIND_RULE(w, pc, rule, row) \
@@ -123,7 +129,7 @@ static LT_INLINE __u64 lt_walk_trace(struct lt_walk *w, __u64 G, __s32 traceno)
 	__u64 traces = 0, T = 0, pc = 0;
 
 	if (!w->cfg.off_jit_trace || traceno <= 0 || traceno >= LT_LJ_TRACE_MAX ||
-	    LT_READ_USER(w, &traces, sizeof(traces), G + w->cfg.off_jit_trace) ||
+	    LT_READ_G(w, &traces, sizeof(traces), G + w->cfg.off_jit_trace) ||
 	    LT_READ_USER(w, &T, sizeof(T), traces + 8ull * traceno) || !T ||
 	    LT_READ_USER(w, w->s.trace_hdr, LT_TRACE_HDR, T))
 		return 0;
@@ -133,25 +139,43 @@ static LT_INLINE __u64 lt_walk_trace(struct lt_walk *w, __u64 G, __s32 traceno)
 }
 
 /*
+** Is base (the interpreter's BASE register, rdx) a frame of L? It must be in
+** L's stack, with a function below it. Frameless helpers (lj_vm_floor,
+** lj_vm_mod...) keep BASE and PC too; the ones that clobber rdx fail this. The
+** function's slot is the top frame's, which the Lua walk reads next: through
+** the Lua window (the sampler copies it now).
+*/
+static LT_INLINE int lt_walk_interp_base(struct lt_walk *w, __u64 L, __u64 base)
+{
+	__u64 slot[2] = { 0, 0 }, lo;
+
+	if (lt_lj_state_get(w, &w->ls, L))
+		return 0;
+	lo = lt_lj_state_u64(&w->ls, LT_LJ_L_STACK);
+	if (base < lo + 16 || base > lo + 8ull * lt_lj_state_stacksize(&w->ls))
+		return 0;
+	LT_LUA_WINDOW(w, lo, base);
+	return !LT_READ_LUA_SLOTS(w, slot, base - 16) &&
+	       (slot[0] >> LT_LJ_TAG_SHIFT) == LT_LJ_TAG_FUNC;
+}
+
+/*
 ** Start the Lua walk at the running frame: BASE/PC registers in the
 ** interpreter, jit_base in a trace, else L->base with the innermost SAVE_PC.
 */
 static LT_INLINE void lt_walk_lua_top(struct lt_walk *w, const struct lt_uregs *u)
 {
-	__u64 G = w->s.G, L = w->s.L, base = 0, pc = 0, cf = 0, tv = 0;
+	__u64 G = w->s.G, L = w->s.L, base = 0, pc = 0, cf = 0;
 	__s32 st = 0;
 
-	LT_READ_USER(w, &st, sizeof(st), G + w->cfg.off_vmstate);
+	LT_READ_G(w, &st, sizeof(st), G + w->cfg.off_vmstate);
 	w->s.vmstate = st;
-	/* Frameless helpers (lj_vm_floor, lj_vm_mod...) keep BASE and PC too;
-	** the ones that clobber rdx fail the function-tag check. */
 	if (st == LT_LJ_VMST_INTERP && u->pc >= w->cfg.vm_lo && u->pc < w->cfg.vm_hi &&
-	    !LT_READ_USER(w, &tv, sizeof(tv), u->rdx - 16) &&
-	    (tv >> LT_LJ_TAG_SHIFT) == LT_LJ_TAG_FUNC) {
+	    lt_walk_interp_base(w, L, u->rdx)) {
 		base = u->rdx;
 		pc = u->rbx;
 	} else if (st >= 0) {
-		LT_READ_USER(w, &base, sizeof(base), G + w->cfg.off_jit_base);
+		LT_READ_G(w, &base, sizeof(base), G + w->cfg.off_jit_base);
 		pc = lt_walk_trace(w, G, st);
 	} else if (!lt_lj_state_get(w, &w->ls, L) &&
 		   (cf = lt_lj_state_u64(&w->ls, LT_LJ_L_CFRAME) & LT_LJ_CFRAME_RAWMASK) &&
@@ -164,20 +188,34 @@ static LT_INLINE void lt_walk_lua_top(struct lt_walk *w, const struct lt_uregs *
 /* Is G the global_State of a LuaJIT VM? (its cur_L points back to it) */
 static LT_INLINE int lt_walk_valid_G(struct lt_walk *w, __u64 G, __u64 *L)
 {
-	return G && !LT_READ_USER(w, L, sizeof(*L), G + w->cfg.off_cur_L) &&
+	if (!G)
+		return 0;
+	LT_G_WINDOW(w, G);
+	return !LT_READ_G(w, L, sizeof(*L), G + w->cfg.off_cur_L) &&
 	       lt_lj_is_L(w, &w->ls, *L, G);
 }
 
 /*
 ** The thread's global_State: DISPATCH (r14) minus GG_G2DISP where it holds
 ** (VM and trace code; often still in C called from Lua), else the one last
-** validated on this thread (cached_G, 0 for none).
+** validated on this thread (cached_G, 0 for none; own: the thread's, else
+** its process's only one, a guess). Outside the VM's code the thread's own is
+** tried first, unless r14 names it: there r14 is often anything (C code that
+** uses it), and checking a wrong guess costs a read that faults, the dearest
+** a sample makes (~0.5 us here, 0.6 a sample of clib.lua). A thread that runs
+** two VMs in turn is taken for the one it last ran VM code in when it runs
+** other code (docs/DESIGN-NOTES.md).
 */
 static LT_INLINE __u64 lt_walk_find_G(struct lt_walk *w, const struct lt_uregs *u,
-				      __u64 cached_G, __u64 *L)
+				      __u64 cached_G, int own, __u64 *L)
 {
 	__u64 G = u->r14 - w->cfg.g2disp;
 
+	if (own && cached_G && cached_G != G && (u->pc < w->cfg.vm_lo || u->pc >= w->cfg.vm_hi)) {
+		if (lt_walk_valid_G(w, cached_G, L))
+			return cached_G;
+		cached_G = 0;
+	}
 	if (lt_walk_valid_G(w, G, L)) {
 		w->G_from_regs = 1;
 		return G;
@@ -210,12 +248,13 @@ static LT_INLINE void lt_walk_reset(struct lt_walk *w)
 
 /*
 ** Set up the walk of a thread stopped at registers u; cfg: the process's
-** LuaJIT facts (NULL or disabled: native only); cached_G: the thread's last
+** LuaJIT facts (NULL or disabled: native only); cached_G (own: the thread's, else
+** its process's only one, a guess): the thread's last
 ** validated global_State (0: none). Walks the Lua frames of the running
 ** coroutine. The caller has set s.type, tgid, tid, cpu, time_ns and w->slot.
 */
 static LT_INLINE void lt_walk_begin(struct lt_walk *w, const struct lt_uregs *u,
-				    const struct lt_lua_cfg *cfg, __u64 cached_G)
+				    const struct lt_lua_cfg *cfg, __u64 cached_G, int own)
 {
 	__u64 L = 0;
 
@@ -225,7 +264,7 @@ static LT_INLINE void lt_walk_begin(struct lt_walk *w, const struct lt_uregs *u,
 		return;
 	w->cfg = *cfg;
 	w->s.flags |= LT_SAMPLE_LUA;
-	w->s.G = lt_walk_find_G(w, u, cached_G, &L);
+	w->s.G = lt_walk_find_G(w, u, cached_G, own, &L);
 	if (!w->s.G) {
 		w->s.flags |= LT_SAMPLE_NO_G;
 		return;

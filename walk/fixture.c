@@ -84,7 +84,7 @@ static void write_inputs(FILE *f, const struct uw_snapshot *s)
 		write_stack(f, s);
 		return;
 	}
-	fprintf(f, "gcache 0x%" PRIx64 "\n", s->cached_G);
+	fprintf(f, "gcache 0x%" PRIx64 " %d\n", s->cached_G, s->cached_own);
 	if (c)
 		fprintf(f, "luacfg %u %u %u %u %u %u 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx\n",
 			c->enabled, c->g2disp, c->off_cur_L, c->off_vmstate, c->off_jit_base,
@@ -342,6 +342,7 @@ static int parse_line(struct fx_reader *r, struct uw_fixture *fx, struct lt_uw_p
 		return parse_regs(r, fx);
 	} else if (sscanf(b, "gcache %" SCNx64, &a) == 1) {
 		fx->snap.cached_G = a;
+		fx->snap.cached_own = sscanf(b, "gcache %" SCNx64 " %d", &a, &x) == 2 && x;
 	} else if (!strncmp(b, "luacfg ", 7)) {
 		return parse_cfg(r, fx);
 	} else if (!strncmp(b, "read ", 5)) {

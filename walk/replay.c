@@ -91,7 +91,7 @@ int walk__replay(const struct uw_snapshot *s, struct lt_sample *out)
 	if (!rp)
 		return -ENOMEM;
 	rp->s = s;
-	lt_walk_begin(&rp->w, &s->regs, s->cfg, s->cached_G);
+	lt_walk_begin(&rp->w, &s->regs, s->cfg, s->cached_G, s->cached_own);
 	lt_walk_user(&rp->w);
 	*out = rp->w.s;
 	diverged = rp->diverged;

@@ -16,6 +16,7 @@
 struct uw_snapshot {
 	struct lt_uregs regs;		/* user registers at the sample */
 	uint64_t cached_G;		/* the thread's G cache entry, 0: none */
+	int cached_own;			/* ... the thread's own, not its process's */
 	const struct lt_lua_cfg *cfg;	/* the process's LuaJIT facts; NULL: none */
 	const struct lt_read *reads;	/* the kernel walk's reads, in order; NULL: */
 	size_t nreads;

@@ -16,7 +16,7 @@
 
 /* -- Version and record types ---------------------------------------------- */
 
-#define LT_WIRE_VERSION		8	/* bump on any change of this file's layouts */
+#define LT_WIRE_VERSION		9	/* bump on any change of this file's layouts */
 #define LT_WIRE_TYPE(kind)	(0x4c540000u | (kind) << 8 | LT_WIRE_VERSION)	/* "LT" */
 #define LT_WIRE_SAMPLE		LT_WIRE_TYPE(0)	/* struct lt_sample */
 #define LT_WIRE_CAPTURE		LT_WIRE_TYPE(1)	/* struct lt_capture */
@@ -35,6 +35,7 @@
 #define LT_CAPTURE_READS 1024	/* user-memory reads logged per capture (a power of two) */
 #define LT_TRACE_HDR	120	/* bytes of a JIT trace's GCtrace header kept in a sample */
 #define LT_READ_CHUNK	8	/* bytes per logged read entry */
+#define LT_GWIN_MAX	1536	/* bytes of a VM's global state the sampler copies at most */
 
 /* -- Codes ------------------------------------------------------------------ */
 
@@ -222,7 +223,7 @@ struct lt_capture {
 	__u32 type;			/* LT_WIRE_CAPTURE */
 	__u32 n_reads;			/* valid entries in reads[] */
 	__u32 reads_lost;		/* reads past LT_CAPTURE_READS: not replayable */
-	__u32 pad;
+	__u32 cached_own;		/* cached_G is the thread's own, not its process's */
 	struct lt_uregs regs;		/* user registers at the sample */
 	__u64 cached_G;			/* the thread's G cache entry the walk saw, 0 none */
 	struct lt_read reads[LT_CAPTURE_READS];
@@ -259,6 +260,13 @@ struct lt_uw_row {
 	__u32 rule;		/* index into the rule table */
 };
 
+/* One block of a file's page index (unwind/pageindex.h): its rows are in
+** [lo, hi], relative to the file's first row. */
+struct lt_uw_pidx {
+	__u32 lo;
+	__u32 hi;
+};
+
 /* One executable mapping of a target, as the BPF program sees it. */
 struct lt_uw_mapping {
 	__u64 start;		/* [start, end) virtual addresses */
@@ -266,6 +274,11 @@ struct lt_uw_mapping {
 	__u64 bias;		/* ELF vaddr = pc - bias */
 	__u32 row_start;	/* first row of this file in the rows array */
 	__u32 row_count;	/* 0: no unwind info (JIT code): frame-pointer fallback */
+	__u32 pidx_start;	/* the file's page index (unwind/pageindex.h) in the */
+	__u32 pidx_n;		/* page-index array: pidx_n blocks (0: none), */
+	__u32 pidx_page;	/* block 0 at ELF vaddr pidx_page << pidx_shift */
+	__u8 pidx_shift;
+	__u8 pad[3];
 };
 
 /* All executable mappings of one target process, sorted by start. */
@@ -288,6 +301,8 @@ struct lt_lua_cfg {
 	__u64 vm_lo, vm_hi;	/* absolute: the VM code */
 	__u64 leaf_lo, leaf_hi;	/* frameless helpers inside it (0: unknown) */
 	__u64 ffi_lo, ffi_hi;	/* lj_vm_ffi_call: an rbp frame, unwound by its CFI */
+	__s32 gwin_off;		/* the G window: G + gwin_off, gwin_len bytes (0: none), */
+	__u32 gwin_len;		/* holds the G fields above and the main lua_State's */
 };
 
 /* -- Layout checks ------------------------------------------------------------ */
@@ -307,9 +322,10 @@ _Static_assert(sizeof(struct lt_capture) <= 32768, "a capture fits a per-CPU map
 _Static_assert((LT_CAPTURE_READS & (LT_CAPTURE_READS - 1)) == 0, "LT_CAPTURE_READS: a power of two");
 _Static_assert(sizeof(struct lt_uw_rule) == 8, "lt_uw_rule layout");
 _Static_assert(sizeof(struct lt_uw_row) == 8, "lt_uw_row layout");
-_Static_assert(sizeof(struct lt_uw_mapping) == 32, "lt_uw_mapping layout");
-_Static_assert(sizeof(struct lt_uw_proc) == 8 + 32 * LT_MAX_MAPPINGS, "lt_uw_proc layout");
-_Static_assert(sizeof(struct lt_lua_cfg) == 72, "lt_lua_cfg layout");
+_Static_assert(sizeof(struct lt_uw_mapping) == 48, "lt_uw_mapping layout");
+_Static_assert(sizeof(struct lt_uw_pidx) == 8, "lt_uw_pidx: an array map's element stride");
+_Static_assert(sizeof(struct lt_uw_proc) == 8 + 48 * LT_MAX_MAPPINGS, "lt_uw_proc layout");
+_Static_assert(sizeof(struct lt_lua_cfg) == 80, "lt_lua_cfg layout");
 
 _Static_assert((LT_MAX_USER & (LT_MAX_USER - 1)) == 0, "LT_MAX_USER: a power of two");
 _Static_assert((LT_MAX_LUA & (LT_MAX_LUA - 1)) == 0, "LT_MAX_LUA: a power of two");

@@ -13,6 +13,7 @@
 #include "walk/fixture.h"
 #include "unwind/sigframe.h"
 #include "walk/replay.h"
+#include "lua/layout.h"
 
 #define BASE	0x7ffd00000000ull	/* address of the synthetic stack's first byte */
 
@@ -347,4 +348,56 @@ Test(unwind, fixture_errors)
 		uw_fixture__free(&fx);
 		fclose(f);
 	}
+}
+
+/*
+** Which VM a sample outside the VM's code is taken for: two VMs in the
+** stack buffer (each G with its main lua_State below it), r14 naming the
+** second, the thread's cache the first.
+*/
+#define VM_G2DISP	0x100
+#define VM_VMSTATE	0x20
+#define VM_CUR_L	0x40
+
+static uint64_t vm_G(int i)
+{
+	return BASE + 0x200 + 0x400 * (uint64_t)i + 96;
+}
+
+static uint64_t walk_G(uint64_t pc, uint64_t r14_G, uint64_t cached, int own)
+{
+	const struct lt_lua_cfg cfg = { .enabled = 1, .g2disp = VM_G2DISP, .off_vmstate = VM_VMSTATE,
+					.off_cur_L = VM_CUR_L, .off_jit_base = VM_CUR_L + 8,
+					.vm_lo = 0x600000, .vm_hi = 0x610000 };
+	struct lt_uw_proc p = one_proc(0);
+	struct lt_sample out;
+	struct uw_snapshot s;
+
+	memset(stack, 0, sizeof(stack));
+	for (int i = 0; i < 2; i++) {
+		uint64_t G = vm_G(i), L = G - 96;
+
+		put64(G + VM_CUR_L, L);
+		put64(G + VM_VMSTATE, (uint64_t)(int64_t)LT_LJ_VMST_C);
+		put64(L + LT_LJ_L_GLREF, G);
+	}
+	s = snap(&p, NULL, 0, NULL, 0, pc, BASE + 0x100, 0);
+	s.regs.r14 = r14_G + VM_G2DISP;
+	s.cfg = &cfg;
+	s.cached_G = cached;
+	s.cached_own = own;
+	cr_assert_eq(walk__replay(&s, &out), 0);
+	return out.G;
+}
+
+Test(unwind, the_vm_of_a_sample_outside_its_code)
+{
+	cr_assert_eq(walk_G(0x401000, vm_G(1), vm_G(0), 1), vm_G(0),
+		     "C code: the thread's own VM first (r14 may be anything there)");
+	cr_assert_eq(walk_G(0x401000, vm_G(1), vm_G(0), 0), vm_G(1),
+		     "the process's only VM is a guess: r14 first");
+	cr_assert_eq(walk_G(0x600100, vm_G(1), vm_G(0), 1), vm_G(1),
+		     "VM code: r14 is DISPATCH");
+	cr_assert_eq(walk_G(0x401000, 0x1234, vm_G(0), 0), vm_G(0), "r14 wrong: the guess");
+	cr_assert_eq(walk_G(0x401000, vm_G(1), 0, 0), vm_G(1), "no cache: r14");
 }
