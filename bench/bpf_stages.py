@@ -11,7 +11,8 @@ import sys
 
 # index: name, in table order (0 counts the samples)
 # "stack windows" is the time copying them, inside the two walk stages.
-STAGES = [(1, "regs"), (2, "stack windows"), (3, "LuaJIT + Lua frames"), (4, "native walk"),
+STAGES = [(12, "entry"), (1, "regs"), (13, "G cache"), (2, "stack windows"),
+          (3, "LuaJIT + Lua frames"), (4, "native walk"),
           (6, "kernel stack"), (5, "pack"), (8, "ring query and output"), (9, "whole sample")]
 READS, FRAMES = 10, 11
 
@@ -39,10 +40,13 @@ static __always_inline long logged_read(void *ctx, void *dst, __u32 size, __u64 
     ("	stack_window_done(sw);\n	lt_win_stack_plan(&p, addr, sw->stk_want);\n",
      "	__u64 t0 = bpf_ktime_get_ns();\n\n	stack_window_done(sw);\n	lt_win_stack_plan(&p, addr, sw->stk_want);\n"),
     ("	sw->stk_fills++;\n	return 0;\n", "	sw->stk_fills++;\n	ST(2, bpf_ktime_get_ns() - t0);\n	return 0;\n"),
-    ("	lt_walk_begin(w, &u, cfg, G0);\n", "	lt_walk_begin(w, &u, cfg, G0);\n	ST_LAP(3);\n"),
+    ("	if (capture_every)\n		capture_begin(", "	ST_LAP(13);\n	if (capture_every)\n		capture_begin("),
+    ("	lt_walk_begin(w, &u, cfg, G0, Gt != 0);\n", "	lt_walk_begin(w, &u, cfg, G0, Gt != 0);\n	ST_LAP(3);\n"),
     ("	lt_walk_user(w);\n", "	lt_walk_user(w);\n	ST_LAP(4);\n	ST(%d, w->s.n_user);\n" % FRAMES),
+    ("	__u64 id = bpf_get_current_pid_tgid();\n	__u32 tgid = id >> 32, zero = 0, *slot;\n",
+     "	__u64 te = bpf_ktime_get_ns();\n	__u64 id = bpf_get_current_pid_tgid();\n	__u32 tgid = id >> 32, zero = 0, *slot;\n"),
     ("	walk_current(tgid, (__u32)id, *slot);\n",
-     "	__u64 t0 = bpf_ktime_get_ns(), t00 = t0;\n\n	walk_current(tgid, (__u32)id, *slot);\n"
+     "	__u64 t0 = bpf_ktime_get_ns(), t00 = te;\n\n	ST(12, t0 - te);\n	walk_current(tgid, (__u32)id, *slot);\n"
      "	ST(0, 1);\n	t0 = bpf_ktime_get_ns();\n"),
     ("	sw->w.s.n_kernel = frames_of(n);\n	send_sample(sw);\n",
      "	sw->w.s.n_kernel = frames_of(n);\n	ST_LAP(6);\n	send_sample(sw);\n"
