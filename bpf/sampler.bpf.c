@@ -104,9 +104,18 @@ static __always_inline long g_read(void *ctx, void *dst, __u32 size, __u64 addr)
 #define LT_UW_LOOP(n, cb, state) bpf_loop((n), (cb), (state), 0)
 #define LT_UW_NARROW(ctx, m, key, lo, hi) pidx_narrow((m), (key), (lo), (hi))
 /* bpf_loop's callback context must point to the stack: callbacks find the walk
-** in its per-CPU map instead. */
+** in its per-CPU map instead. Each step is a global function (below): the
+** verifier checks a bpf_loop callback again and again until its states
+** converge, and a step inlined in its callback took 80% of the program's
+** verification (0.4M instructions, 1.5 s at start-up on kernel 6.18.44). */
+int walk_user_step(void);
+int walk_lua_step(void);
+int walk_lua_switch(void);
 #define LT_WALK_STATE(arg) walk_state()
 #define LT_WALK_ARG(w) NULL
+#define LT_WALK_USER_STEP(arg) walk_user_step()
+#define LT_WALK_LUA_STEP(arg) walk_lua_step()
+#define LT_WALK_LUA_SWITCH(arg) walk_lua_switch()
 #define LT_LOOKUP_CTX(w) NULL
 #include "unwind/lookup.h"
 
@@ -166,6 +175,8 @@ struct sampler_walk {
 	__u32 generation;	/* of the tables this sample's slot holds */
 	__u8 capturing;		/* this sample is captured: log its reads */
 	__u8 busy;		/* an off-CPU walk is using this scratch */
+	struct lt_uregs u;	/* the sampled user registers (here, not on the BPF stack) */
+	__u64 Gt;		/* the thread's cached G when the walk began, 0 none */
 	__u64 stk_sp;		/* the sampled sp */
 	__u64 stk_lo;		/* the stack window: from here */
 	__u64 stk_n;		/* bytes copied; 0: none */
@@ -279,6 +290,25 @@ static __always_inline struct lt_walk *walk_state(void)
 	struct sampler_walk *sw = bpf_map_lookup_elem(&scratch, &zero);
 
 	return sw ? &sw->w : NULL;
+}
+
+/* One user frame of the walk in progress (lt_walk_frame_step): verified once. */
+__attribute__((noinline)) int walk_user_step(void)
+{
+	return lt_walk_frame_step(walk_state());
+}
+
+/* One Lua frame of the walk in progress (lt_walk_lua_frame_step): verified once. */
+__attribute__((noinline)) int walk_lua_step(void)
+{
+	return lt_walk_lua_frame_step(walk_state());
+}
+
+/* The Lua frames of the lua_State a user frame's step moved to (lt_walk_lua_switch). */
+__attribute__((noinline)) int walk_lua_switch(void)
+{
+	lt_walk_lua_switch(walk_state());
+	return 0;
 }
 
 struct {
@@ -555,24 +585,24 @@ static __always_inline __u16 frames_of(long bytes)
 /*
 ** The user registers, from the task's pt_regs: the kernel saves them there on
 ** every entry from user mode, so they are right whether the sample interrupted
-** user or kernel code. (Reading ctx->regs directly is fragile: clang may turn
+** user or kernel code. Loaded field by field through the BTF pointer
+** bpf_task_pt_regs returns (a fault reads 0): a copy of the whole struct was
+** 168 bytes of BPF stack, which the verifier's 512-byte limit for a call chain
+** could not spare. (Reading ctx->regs directly is fragile: clang may turn
 ** field loads into ctx pointer arithmetic, which the verifier rejects.)
 */
 static __always_inline int user_regs(struct lt_uregs *u)
 {
-	struct pt_regs regs;
+	const struct pt_regs *regs = (const struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
 
-	if (bpf_probe_read_kernel(&regs, sizeof(regs),
-				  (void *)bpf_task_pt_regs(bpf_get_current_task_btf())))
-		return -1;
-	if (!(regs.cs & 3))
+	if (!(regs->cs & 3))
 		return -1;	/* kernel thread: no user stack */
-	u->pc = regs.rip;
-	u->sp = regs.rsp;
-	u->bp = regs.rbp;
-	u->r14 = regs.r14;
-	u->rdx = regs.rdx;
-	u->rbx = regs.rbx;
+	u->pc = regs->rip;
+	u->sp = regs->rsp;
+	u->bp = regs->rbp;
+	u->r14 = regs->r14;
+	u->rdx = regs->rdx;
+	u->rbx = regs->rbx;
 	return 0;
 }
 
@@ -672,18 +702,19 @@ static __always_inline void capture_end(struct sampler_walk *sw)
 }
 
 /*
-** Walk the current thread (of tgid, in uw_procs slot slot) into the scratch's
-** sample: the header, the user registers, the LuaJIT state and frames, the
-** user stack. The kernel stack and the event are the caller's. A global
-** function: verified once, however many programs and places call it.
+** The start of a walk of the current thread (of tgid, in uw_procs slot slot)
+** into the scratch's sample: the header, the user registers, the LuaJIT state
+** and the running coroutine's Lua frames. 1 when the user stack is to be
+** walked next (walk_user). The walk is two global functions, each verified
+** once however many programs and places call it, called one after the other
+** so that their BPF stack frames never add up in one chain of calls.
 */
-__attribute__((noinline)) int walk_current(__u32 tgid, __u32 tid, __u32 slot)
+__attribute__((noinline)) int walk_begin(__u32 tgid, __u32 tid, __u32 slot)
 {
 	__u32 zero = 0;
 	struct sampler_walk *sw = bpf_map_lookup_elem(&scratch, &zero);
 	const struct lt_lua_cfg *cfg;
 	struct lt_walk *w;
-	struct lt_uregs u;
 	__u64 G0, Gt;
 	__u32 idx;
 
@@ -706,32 +737,54 @@ __attribute__((noinline)) int walk_current(__u32 tgid, __u32 tid, __u32 slot)
 	sw->stk_sp = 0;
 	sw->lua_n = 0;
 	sw->g_n = 0;
-	if (user_regs(&u)) {
+	sw->Gt = 0;
+	if (user_regs(&sw->u)) {
 		lt_walk_reset(w);
 		w->s.flags |= LT_SAMPLE_USER_ERR;
 		w->s.user_stop = LT_STOP_KERNEL_ONLY;
 		return 0;
 	}
-	sw->stk_sp = u.sp;
+	sw->stk_sp = sw->u.sp;
 	idx = w->slot / 2;
 	cfg = bpf_map_lookup_elem(&lua_cfg, &idx);
 	Gt = cfg && cfg->enabled ? cached_G(tid) : 0;
 	G0 = Gt || !cfg || !cfg->enabled ? Gt : process_G(tgid);
+	sw->Gt = Gt;
 	if (capture_every)
-		capture_begin(sw, &u, G0, Gt != 0);
-	lt_walk_begin(w, &u, cfg, G0, Gt != 0);
+		capture_begin(sw, &sw->u, G0, Gt != 0);
+	lt_walk_begin(w, &sw->u, cfg, G0, Gt != 0);
 	if (w->G_from_regs) {
 		cache_G(tid, Gt, w->s.G);
 		note_process_G(tgid, w->s.G);
 	}
-	lt_walk_user(w);
+	return 1;
+}
+
+/* The rest of the walk that walk_begin started: the user stack, then what the
+** next walks on this CPU learn from it. */
+__attribute__((noinline)) int walk_user(__u32 tgid, __u32 tid)
+{
+	__u32 zero = 0;
+	struct sampler_walk *sw = bpf_map_lookup_elem(&scratch, &zero);
+
+	if (!sw)
+		return 0;
+	lt_walk_user(&sw->w);
 	/* How much of its stack windows this walk read, how deep in the Lua stack. */
 	stack_window_done(sw);
 	if (sw->stk_reach)
 		sw->stk_want = lt_win_learn(sw->stk_want, sw->stk_reach, LT_WIN_STACK_MAX);
 	lua_window_learn(sw);
-	learn_G(tgid, tid, Gt);
+	learn_G(tgid, tid, sw->Gt);
 	return 0;
+}
+
+/* Walk the current thread into the scratch's sample. The kernel stack and the
+** event are the caller's. */
+static __always_inline void walk_current(__u32 tgid, __u32 tid, __u32 slot)
+{
+	if (walk_begin(tgid, tid, slot))
+		walk_user(tgid, tid);
 }
 
 #define QUERY_EVERY	16	/* samples of a CPU between two looks at the ring's fill */

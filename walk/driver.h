@@ -23,7 +23,12 @@
 **                          point to the stack), or NULL
 **   LT_WALK_ARG(w)      -> the argument LT_UW_LOOP passes its callbacks
 **   LT_LOOKUP_CTX(w)    -> the ctx of the rule lookup (NULL in BPF)
-** and may define LT_FIND_RULE(w, pc, rule, row), which answers as
+** and may define LT_WALK_USER_STEP(arg), LT_WALK_LUA_STEP(arg) and
+** LT_WALK_LUA_SWITCH(arg), how the loop callbacks take one step
+** (lt_walk_frame_step, lt_walk_lua_frame_step, lt_walk_lua_switch of
+** LT_WALK_STATE(arg) by default; the sampler calls global functions, which the
+** verifier checks once instead of once per round of its callback analysis),
+** LT_FIND_RULE(w, pc, rule, row), which answers as
 ** lt_uw_find_rule (the sampler memoizes it), LT_READ_G (lua/state.h) and
 ** LT_G_WINDOW(w, G): G may be the thread's VM, its reads follow (the sampler
 ** copies its G window).
@@ -61,6 +66,17 @@ struct lt_walk {
 #define LT_G_WINDOW(w, G) ((void)0)
 #endif
 
+/* A loop callback's step, from its argument: the step itself by default. */
+#ifndef LT_WALK_USER_STEP
+#define LT_WALK_USER_STEP(arg) lt_walk_frame_step(LT_WALK_STATE(arg))
+#endif
+#ifndef LT_WALK_LUA_STEP
+#define LT_WALK_LUA_STEP(arg) lt_walk_lua_frame_step(LT_WALK_STATE(arg))
+#endif
+#ifndef LT_WALK_LUA_SWITCH
+#define LT_WALK_LUA_SWITCH(arg) lt_walk_lua_switch(LT_WALK_STATE(arg))
+#endif
+
 #ifndef LT_FIND_RULE
 #define LT_FIND_RULE(w, pc, rule, row) \
 	lt_uw_find_rule(LT_LOOKUP_CTX(w), (w)->slot, (pc), (rule), (row))
@@ -68,10 +84,9 @@ struct lt_walk {
 
 /* -- Lua frames ------------------------------------------------------------- */
 
-/* One Lua frame per call, into the sample's lua[]. */
-static long lt_walk_lua_frame(__u32 i, void *arg)
+/* One Lua frame, into the sample's lua[]. 1: the walk is over (also when w is NULL). */
+static LT_INLINE int lt_walk_lua_frame_step(struct lt_walk *w)
 {
-	struct lt_walk *w = LT_WALK_STATE(arg);
 	struct lt_lua_frame fr = {};
 	__u16 n;
 	int emit, done, skipped;
@@ -97,6 +112,12 @@ static long lt_walk_lua_frame(__u32 i, void *arg)
 	return done;
 }
 
+/* The loop callback: one Lua frame per call. */
+static long lt_walk_lua_frame(__u32 i, void *arg)
+{
+	return LT_WALK_LUA_STEP(arg) != 0;
+}
+
 /* Walk the Lua frames of L from base (0: L->base) into lua[]. */
 static LT_INLINE void lt_walk_lua(struct lt_walk *w, __u64 L, __u64 base, __u64 pc)
 {
@@ -106,13 +127,21 @@ static LT_INLINE void lt_walk_lua(struct lt_walk *w, __u64 L, __u64 base, __u64 
 	LT_UW_LOOP(LT_MAX_LUA, lt_walk_lua_frame, LT_WALK_ARG(w));
 }
 
-/* After a VM frame of another lua_State (a coroutine's resumer): its frames. */
+/* Did the native walk step into a VM frame of another lua_State (a coroutine's
+** resumer) whose Lua frames are still to be walked? */
+static LT_INLINE int lt_walk_lua_switched(const struct lt_walk *w)
+{
+	return w->L != w->walked_L && w->s.n_lua < LT_MAX_LUA - 1;
+}
+
+/* After a VM frame of another lua_State: its frames, after a coroutine marker. */
 static LT_INLINE void lt_walk_lua_switch(struct lt_walk *w)
 {
-	__u16 n = w->s.n_lua;
+	__u16 n;
 
-	if (w->L == w->walked_L || n >= LT_MAX_LUA - 1)
+	if (!w || !lt_walk_lua_switched(w))
 		return;
+	n = w->s.n_lua;
 	w->s.lua[n & (LT_MAX_LUA - 1)] = (struct lt_lua_frame){ .kind = LT_LUA_COROUTINE };
 	w->s.n_lua = n + 1;
 	lt_walk_lua(w, w->L, 0, 0);
@@ -290,8 +319,6 @@ static LT_INLINE int lt_walk_vm_frame(struct lt_walk *w, __u16 n)
 		return -1;
 	}
 	rc = lt_lj_step(w, &w->ls, w->s.G, &w->L, &w->r, &w->how);
-	if (rc == LT_STOP__COUNT)
-		lt_walk_lua_switch(w);
 	/* No cframe found: the VM's own FDE (CFA = rsp+80) is the fallback. */
 	return rc == LT_STOP_NO_RULE ? -1 : rc;
 }
@@ -318,21 +345,32 @@ static LT_INLINE void lt_walk_ffi_call_rule(struct lt_walk *w, __u16 n, struct l
 					     .rbp_off = -16, .cfa_off = 16 };
 }
 
-/* One user frame per call: record it, then step to its caller. 1: stop. */
-static long lt_walk_frame(__u32 i, void *arg)
+/* What a user frame's step says (lt_walk_frame_step). */
+#define LT_WALK_GO	0	/* go on */
+#define LT_WALK_STOP	1	/* the walk is over */
+#define LT_WALK_NEXT_L	2	/* go on, after the Lua frames of the lua_State the
+				   step moved to (lt_walk_lua_switch) */
+
+/*
+** One user frame: record it, then step to its caller. A step out of a VM or
+** trace frame may move to another lua_State; its Lua frames are walked after
+** the step returns (by the loop callback), not inside it: in BPF a walk nested
+** in the step would stack the Lua walk's frame on the step's, past the
+** verifier's 512 bytes for a chain of calls.
+*/
+static LT_INLINE int lt_walk_frame_step(struct lt_walk *w)
 {
-	struct lt_walk *w = LT_WALK_STATE(arg);
 	struct lt_uw_rule rule = { 0 };
 	__s64 row;
 	__u16 n;
 	int rc;
 
 	if (!w)
-		return 1;
+		return LT_WALK_STOP;
 	n = w->s.n_user;
 	if (n >= LT_MAX_USER) {
 		w->s.user_stop = LT_STOP_MAX_DEPTH;
-		return 1;
+		return LT_WALK_STOP;
 	}
 	w->s.user[n & (LT_MAX_USER - 1)] = w->r.pc;
 	w->s.user_how[n & (LT_MAX_USER - 1)] = w->how;
@@ -353,7 +391,6 @@ static long lt_walk_frame(__u32 i, void *arg)
 		    w->lua_on && lt_lj_step(w, &w->ls, w->s.G, &w->L, &w->r, &w->how) == LT_STOP__COUNT) {
 			rc = LT_STOP__COUNT;
 			w->s.user_how[n & (LT_MAX_USER - 1)] |= LT_HOW_F_TRACE;
-			lt_walk_lua_switch(w);
 		} else if (rc == LT_STOP__COUNT) {
 			lt_walk_ffi_call_rule(w, n, &rule);
 			rc = lt_uw_step(w, &rule, &w->r, &w->how);
@@ -361,9 +398,19 @@ static long lt_walk_frame(__u32 i, void *arg)
 	}
 	if (rc != LT_STOP__COUNT) {
 		w->s.user_stop = rc;
-		return 1;
+		return LT_WALK_STOP;
 	}
-	return 0;
+	return lt_walk_lua_switched(w) ? LT_WALK_NEXT_L : LT_WALK_GO;
+}
+
+/* The loop callback: one user frame per call, and the Lua frames it leads to. */
+static long lt_walk_frame(__u32 i, void *arg)
+{
+	int rc = LT_WALK_USER_STEP(arg);
+
+	if (rc == LT_WALK_NEXT_L)
+		LT_WALK_LUA_SWITCH(arg);
+	return rc == LT_WALK_STOP;
 }
 
 /* Walk every user frame (after lt_walk_begin). */
