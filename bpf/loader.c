@@ -22,7 +22,6 @@
 #include "sampler.skel.h"
 #include "wire/pack.h"
 
-#define DEFAULT_RINGBUF	(8u << 20)
 #define MAX_RINGBUF	(256u << 20)
 #define DEFAULT_ROWS	(1u << 21)	/* 16 MiB: a whole OpenResty process is ~160k */
 
@@ -93,19 +92,29 @@ static int on_ringbuf(void *ctx, void *data, size_t size)
 }
 
 /*
-** The ring buffer: half a second of the worst case (every CPU sampling a target
-** at freq, full-size records) unless asked otherwise, 8 MiB to 256 MiB, a power
-** of two pages. The reader drains it every RINGBUF_POLL or when a quarter fills.
+** The ring buffer. What a record costs the sampler follows the memory the ring
+** cycles through: written into lines that left the caches it costs ~3 ns a
+** byte on this VM, ~1 us of a LuaJIT sample's ~400 bytes with 8 MiB; with
+** 256-512 KiB the ring stays in cache and the same output costs ~0.45 us
+** (docs/PERFORMANCE.md). So the ring holds a quarter second of records of
+** RING_RECORD bytes (a LuaJIT sample packs to 300-500) from every CPU at freq,
+** at least MIN_RINGBUF: 512 KiB for 2 CPUs at 999 Hz, still 58 ms of the
+** largest records (4.4 KB). The reader drains it at each refresh and when a
+** quarter fills. Capture mode's records (29 KB each) get half a second of the
+** worst case, as every record once did. A power of two pages.
 */
-static size_t ringbuf_size(size_t want, unsigned freq)
+#define RING_RECORD	1024
+#define MIN_RINGBUF	(256u << 10)
+
+static size_t ringbuf_size(size_t want, unsigned freq, int capture)
 {
-	size_t sz = (size_t)sysconf(_SC_PAGESIZE);
+	size_t sz = (size_t)sysconf(_SC_PAGESIZE), per_s;
 	int ncpus = libbpf_num_possible_cpus();
 
 	if (!want) {
-		want = (size_t)(ncpus > 0 ? ncpus : 1) * freq * sizeof(struct lt_sample) / 2;
-		want = want < DEFAULT_RINGBUF ? DEFAULT_RINGBUF :
-		       want > MAX_RINGBUF ? MAX_RINGBUF : want;
+		per_s = (size_t)(ncpus > 0 ? ncpus : 1) * freq;
+		want = capture ? per_s * sizeof(struct lt_capture) / 2 : per_s * RING_RECORD / 4;
+		want = want < MIN_RINGBUF ? MIN_RINGBUF : want > MAX_RINGBUF ? MAX_RINGBUF : want;
 	}
 	while (sz < want)
 		sz <<= 1;
@@ -205,7 +214,7 @@ static int load(struct sampler *s, const struct sampler_opts *o, char *err, size
 	s->skel = sampler_bpf__open();
 	if (!s->skel)
 		return errf(err, errlen, errno, "cannot open the BPF object: %s", strerror(errno));
-	s->ring_bytes = ringbuf_size(o->ringbuf_bytes, o->freq);
+	s->ring_bytes = ringbuf_size(o->ringbuf_bytes, o->freq, o->capture_every != 0);
 	rc = bpf_map__set_max_entries(s->skel->maps.samples, s->ring_bytes);
 	if (!rc)
 		rc = bpf_map__set_max_entries(s->skel->maps.uw_rows,
