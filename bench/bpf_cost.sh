@@ -6,6 +6,7 @@
 #   sh bench/bpf_cost.sh [SECONDS] [HZ]
 #   LUATOPS="old=/path/luatop new=/path/luatop" ROUNDS=3 sh bench/bpf_cost.sh 3
 #       builds side by side: per workload, one window each in turn, ROUNDS times
+#   ONLY=REGEX: only the workloads whose names match (ONLY='clib|demo')
 #
 # Each workload is pinned to CPU 0 and luatop to CPU 1; the stats of luatop's own
 # program (found through its file descriptors: other luatops may run) are read
@@ -102,9 +103,10 @@ frames_of() {
 		END { if (t) printf "%.1f", n / t; else print 0 }' "$1"
 }
 
-# measure NAME CMD...: run CMD pinned to CPU 0 and report it.
+# measure NAME CMD...: run CMD pinned to CPU 0 and report it (when NAME matches $ONLY).
 measure() {
 	name=$1; shift
+	echo "$name" | grep -Eq -e "${ONLY:-.}" || return 0
 	taskset -c 0 "$@" >/dev/null 2>&1 &
 	pid=$!
 	sleep 0.5
@@ -137,7 +139,9 @@ if [ -r /usr/include/luajit-2.1/lua.h ]; then	# Lua <-> C: a C host calling back
 		measure "C host (Lua<->C)" "$tmp/host" "$top/tests/workloads/luahost/luahost.lua" 900 /dev/null
 fi
 # nginx + Lua: one worker on CPU 0 under loopback wrk load (wrk on CPU 1).
-if [ -z "$(ngl_missing)" ] && command -v wrk >/dev/null 2>&1 && port=$(free_port) &&
+if ! echo "nginx worker" | grep -Eq -e "${ONLY:-.}"; then
+	:
+elif [ -z "$(ngl_missing)" ] && command -v wrk >/dev/null 2>&1 && port=$(free_port) &&
 	ngl_conf "$tmp/nginx" "$port" 1 "$top/tests/workloads/nginx/luatop_app.lua"; then
 	# shellcheck disable=SC2046
 	taskset -c 0 nginx $(ngl_args "$tmp/nginx") >/dev/null 2>&1 &

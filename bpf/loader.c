@@ -91,6 +91,14 @@ static int on_ringbuf(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* CPU numbers are below this. */
+static unsigned possible_cpus(void)
+{
+	int n = libbpf_num_possible_cpus();
+
+	return n > 0 ? (unsigned)n : 1;
+}
+
 /*
 ** The ring buffer. What a record costs the sampler follows the memory the ring
 ** cycles through: written into lines that left the caches it costs ~3 ns a
@@ -109,10 +117,9 @@ static int on_ringbuf(void *ctx, void *data, size_t size)
 static size_t ringbuf_size(size_t want, unsigned freq, int capture)
 {
 	size_t sz = (size_t)sysconf(_SC_PAGESIZE), per_s;
-	int ncpus = libbpf_num_possible_cpus();
 
 	if (!want) {
-		per_s = (size_t)(ncpus > 0 ? ncpus : 1) * freq;
+		per_s = (size_t)possible_cpus() * freq;
 		want = capture ? per_s * sizeof(struct lt_capture) / 2 : per_s * RING_RECORD / 4;
 		want = want < MIN_RINGBUF ? MIN_RINGBUF : want > MAX_RINGBUF ? MAX_RINGBUF : want;
 	}
@@ -216,6 +223,10 @@ static int load(struct sampler *s, const struct sampler_opts *o, char *err, size
 		return errf(err, errlen, errno, "cannot open the BPF object: %s", strerror(errno));
 	s->ring_bytes = ringbuf_size(o->ringbuf_bytes, o->freq, o->capture_every != 0);
 	rc = bpf_map__set_max_entries(s->skel->maps.samples, s->ring_bytes);
+	/* The rule memo: each CPU's part at cpu << MEMO_BITS (sampler.bpf.c). */
+	if (!rc)
+		rc = bpf_map__set_max_entries(s->skel->maps.memo,
+					      bpf_map__max_entries(s->skel->maps.memo) * possible_cpus());
 	if (!rc)
 		rc = bpf_map__set_max_entries(s->skel->maps.uw_rows,
 					      o->max_rows ? o->max_rows : DEFAULT_ROWS);

@@ -204,6 +204,11 @@ struct sampler_walk {
 ** A search costs two bpf_loop binary searches (~120 ns here); a hit is one
 ** array lookup. The key holds the tables' generation, which user space makes
 ** new on every publish, so a rewrite or a reused slot never hits old entries.
+** A plain array, each CPU's entries at cpu << MEMO_BITS, not a per-CPU one:
+** a per-CPU array's lookup first reads the element's pointer from a table of
+** its own, a second cache miss per frame (the target's work between two
+** samples leaves little of the sampler in the caches). Only the CPU itself
+** writes its part, and never while its walk is in use (busy).
 */
 #define MEMO_BITS	12
 
@@ -217,8 +222,8 @@ struct rule_memo {
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1 << MEMO_BITS);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1 << MEMO_BITS);	/* resized by the loader: CPUs << MEMO_BITS */
 	__type(key, __u32);
 	__type(value, struct rule_memo);
 } memo SEC(".maps");
@@ -259,7 +264,7 @@ static __always_inline int memo_find_rule(struct lt_walk *w, __u64 pc, struct lt
 					  __s64 *row)
 {
 	__u32 gen = ((struct sampler_walk *)w)->generation;
-	__u32 key = (__u32)((pc * 0x9e3779b97f4a7c15ull) >> (64 - MEMO_BITS));
+	__u32 key = (w->s.cpu << MEMO_BITS) | (__u32)((pc * 0x9e3779b97f4a7c15ull) >> (64 - MEMO_BITS));
 	struct rule_memo *m = bpf_map_lookup_elem(&memo, &key);
 	int rc;
 
