@@ -16,7 +16,9 @@
 # the other runs at the cost an idle target's runs have (measured first), and
 # "bound" charges them with all of it; "median" is "ns/sample" from the median
 # half second (this VM's host takes the CPU for whole milliseconds at times: a
-# mean over seconds moves by 2-3x from one run to the next, the median far less).
+# mean over seconds moves by 2-3x from one run to the next, the median far less),
+# "best" from the fastest half second (the host's noise only ever adds time:
+# the figure to compare builds by).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-5} hz=${2:-999}
@@ -33,8 +35,8 @@ stats() { lt_progs "$1" | awk '$1 == "sample" { print $2, $3 }'; }
 
 idle_ns=0
 # window PID: profile PID for $secs after 3 s of start-up, its BPF stats read every
-# half second; prints "runs ns ticks median", median: the median of the half
-# seconds' ns per run (a minute of host steal time lands in a few of them).
+# half second; prints "runs ns ticks median best": the median and the least of
+# the half seconds' ns per run (a minute of host steal time lands in a few of them).
 window() {
 	taskset -c 1 "$luatop" -F "$hz" -p "$1" --duration $((secs + 8)) -o "$tmp/out.folded" \
 		2>"$tmp/err" &
@@ -57,7 +59,7 @@ window() {
 		NR == 1 { c0 = $1; n0 = $2 } { c = $1; n = $2 }
 		END { for (i = 2; i <= k; i++) { v = m[i]; for (j = i - 1; j >= 1 && m[j] > v; j--)
 			m[j + 1] = m[j]; m[j + 1] = v }
-			print c - c0, n - n0, t1 - t0, k ? m[int((k + 1) / 2)] : 0 }' "$tmp/stats"
+			print c - c0, n - n0, t1 - t0, k ? m[int((k + 1) / 2)] : 0, k ? m[1] : 0 }' "$tmp/stats"
 }
 
 # row NAME WINDOW FRAMES: one row of the table from a window's figures.
@@ -66,13 +68,13 @@ row() {
 		-v frames="$3" '{
 		own = $3 / tck * hz; if (own > $1) own = $1
 		if (own < 1) { printf "%-28s no samples\n", name; exit }
-		printf "%-28s %7d %7.0f %8d %8.0f %8.0f %8.0f %6s\n", name, $1, $2 / $1, own,
+		printf "%-28s %7d %7.0f %8d %8.0f %8.0f %8.0f %8.0f %6s\n", name, $1, $2 / $1, own,
 			($2 - ($1 - own) * idle) / own, $2 / own,
-			($4 * $1 - ($1 - own) * idle) / own, frames }'
+			($4 * $1 - ($1 - own) * idle) / own, ($5 * $1 - ($1 - own) * idle) / own, frames }'
 }
 
 # report NAME PID: a row for the running process PID, or with LUATOPS a row per
-# build, the builds taking turns ROUNDS times (figures summed, medians' median).
+# build, the builds taking turns ROUNDS times (figures summed, medians' median, best's best).
 report() {
 	if [ -z "${LUATOPS:-}" ]; then
 		w=$(window "$2")
@@ -89,11 +91,12 @@ report() {
 		_r=$((_r + 1))
 	done
 	for _b in $LUATOPS; do
-		w=$(awk -v b="${_b%%=*}" '$1 == b { r += $2; n += $3; t += $4; m[++k] = $5 }
+		w=$(awk -v b="${_b%%=*}" '$1 == b { r += $2; n += $3; t += $4; m[++k] = $5
+				if (k == 1 || $6 < best) best = $6 }
 			END { for (i = 2; i <= k; i++) { v = m[i]; for (j = i - 1; j >= 1 && m[j] > v; j--)
 				m[j + 1] = m[j]; m[j + 1] = v }
-				print r, n, t, m[int((k + 1) / 2)] }' "$tmp/rows")
-		row "$1 [${_b%%=*}]" "$w" "$(awk -v b="${_b%%=*}" '$1 == b { f = $6 } END { print f }' "$tmp/rows")"
+				print r, n, t, m[int((k + 1) / 2)], best }' "$tmp/rows")
+		row "$1 [${_b%%=*}]" "$w" "$(awk -v b="${_b%%=*}" '$1 == b { f = $7 } END { print f }' "$tmp/rows")"
 	done
 }
 
@@ -121,7 +124,7 @@ idle=$!
 idle_ns=$(window "$idle" | awk '{ printf "%.0f", $4 }')
 kill "$idle"
 echo "a run for another process (idle target): $idle_ns ns"
-printf "%-28s %7s %7s %8s %8s %8s %8s %6s\n" workload runs ns/run samples "ns/sample" bound median frames
+printf "%-28s %7s %7s %8s %8s %8s %8s %8s %6s\n" workload runs ns/run samples "ns/sample" bound median best frames
 measure "burn (frame pointers)" "$wl/burn" 900
 measure "qsort_nofp" "$wl/qsort_nofp" 900
 measure "luajit2 -joff clib" luajit -joff "$top/tests/workloads/clib.lua" 900

@@ -200,10 +200,16 @@ struct sampler_walk {
 };
 
 /*
-** Rule memo: what lt_uw_find_rule answered for a pc, per CPU, direct-mapped.
-** A search costs two bpf_loop binary searches (~120 ns here); a hit is one
-** array lookup. The key holds the tables' generation, which user space makes
-** new on every publish, so a rewrite or a reused slot never hits old entries.
+** Rule memo: what lt_uw_find_rule answered for a pc, per CPU, in sets of two
+** by the pc's 64-byte granule, with the span of pcs the answer holds for (its
+** row's: lt_uw_rule_span). A search costs two bpf_loop binary searches and
+** three or four cache misses; a hit is one. A leaf's pc differs from sample
+** to sample but mostly stays in its row (a loop in a C function; the span of
+** JIT code is its whole mapping), so the span makes most leaves hits too, and
+** the second way keeps two rows that share a granule (luajit clib.lua: 2.3
+** misses a sample keyed by the pc; 0.8 with spans and one way).
+** The key holds the tables' generation, which user space makes new on every
+** publish, so a rewrite or a reused slot never hits old entries.
 ** A plain array, each CPU's entries at cpu << MEMO_BITS, not a per-CPU one:
 ** a per-CPU array's lookup first reads the element's pointer from a table of
 ** its own, a second cache miss per frame (the target's work between two
@@ -211,9 +217,10 @@ struct sampler_walk {
 ** writes its part, and never while its walk is in use (busy).
 */
 #define MEMO_BITS	12
+#define MEMO_GRAIN	6	/* bytes of code per key: 64 */
 
 struct rule_memo {
-	__u64 pc;
+	__u64 lo, hi;		/* the pcs [lo, hi) have this answer */
 	__u32 generation;	/* 0: empty */
 	__u16 slot;
 	__u8 rc;		/* lt_uw_find_rule's result */
@@ -221,11 +228,15 @@ struct rule_memo {
 	struct lt_uw_rule rule;
 };
 
+struct memo_set {
+	struct rule_memo way[2];	/* way[0] the one found last */
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1 << MEMO_BITS);	/* resized by the loader: CPUs << MEMO_BITS */
 	__type(key, __u32);
-	__type(value, struct rule_memo);
+	__type(value, struct memo_set);
 } memo SEC(".maps");
 
 /* The walk of the sample being taken: too big for the BPF stack. */
@@ -259,30 +270,47 @@ static __always_inline int mru_mapping(struct sampler_walk *sw, __u64 pc, struct
 	return rc;
 }
 
+/* Does memo entry m answer for pc in the tables of this walk? */
+static __always_inline int memo_hit(const struct rule_memo *m, __u32 gen, __u32 slot, __u64 pc)
+{
+	return m->generation == gen && m->slot == slot && pc >= m->lo && pc < m->hi;
+}
+
 /* lt_uw_find_rule through the memo (row: -1 on a hit; only fixtures use it). */
 static __always_inline int memo_find_rule(struct lt_walk *w, __u64 pc, struct lt_uw_rule *out,
 					  __s64 *row)
 {
 	__u32 gen = ((struct sampler_walk *)w)->generation;
-	__u32 key = (w->s.cpu << MEMO_BITS) | (__u32)((pc * 0x9e3779b97f4a7c15ull) >> (64 - MEMO_BITS));
-	struct rule_memo *m = bpf_map_lookup_elem(&memo, &key);
+	__u32 key = (w->s.cpu << MEMO_BITS) |
+		    (__u32)(((pc >> MEMO_GRAIN) * 0x9e3779b97f4a7c15ull) >> (64 - MEMO_BITS));
+	struct memo_set *set = bpf_map_lookup_elem(&memo, &key);
+	struct rule_memo *m;
 	int rc;
 
-	if (!m || !gen)
+	if (!set || !gen)
 		return lt_uw_find_rule(NULL, w->slot, pc, out, row);
-	if (m->generation != gen || m->pc != pc || m->slot != w->slot) {
-		struct lt_uw_mapping map;
+	m = &set->way[1];
+	if (!memo_hit(m, gen, w->slot, pc)) {
+		m = &set->way[0];
+		if (!memo_hit(m, gen, w->slot, pc)) {
+			struct lt_uw_mapping map;
+			__u64 lo = pc, hi = pc + 1;
 
-		rc = mru_mapping((struct sampler_walk *)w, pc, &map);
-		if (rc == LT_STOP__COUNT)
-			rc = lt_uw_mapping_rule(NULL, &map, pc, out, row);
-		m->pc = pc;
-		m->generation = gen;
-		m->slot = (__u16)w->slot;
-		m->rc = (__u8)rc;
-		m->rule = rc == LT_STOP__COUNT ? *out : (struct lt_uw_rule){ 0 };
+			set->way[1] = *m;
+			rc = mru_mapping((struct sampler_walk *)w, pc, &map);
+			if (rc == LT_STOP__COUNT) {
+				rc = lt_uw_mapping_rule(NULL, &map, pc, out, row);
+				lt_uw_rule_span(NULL, &map, *row, pc, &lo, &hi);
+			}
+			m->lo = lo;
+			m->hi = hi;
+			m->generation = gen;
+			m->slot = (__u16)w->slot;
+			m->rc = (__u8)rc;
+			m->rule = rc == LT_STOP__COUNT ? *out : (struct lt_uw_rule){ 0 };
+		}
 	}
-	/* Hit or not, the answer comes from the entry: both ways leave the
+	/* Hit or not, the answer comes from an entry: both ways leave the
 	** verifier the same state, explored once. */
 	*row = -1;
 	*out = m->rule;

@@ -196,6 +196,52 @@ static LT_INLINE int lt_uw_mapping_rule(void *ctx, const struct lt_uw_mapping *m
 }
 
 /*
+** The pcs of mapping m that get the answer pc got from lt_uw_mapping_rule (row:
+** the row it used), as [*lo, *hi): its row's span, from the row's pc_off to
+** the next row's (to m's end, or as far as 32-bit offsets reach, for the last
+** row), or all of m when m has no rows
+** (the frame-pointer fallback). [pc, pc + 1) when no row was found. For the
+** sampler's memo: a leaf's pc moves about a loop from one sample to the next,
+** but mostly inside one row.
+*/
+static LT_INLINE void lt_uw_rule_span(void *ctx, const struct lt_uw_mapping *m, __s64 row,
+				      __u64 pc, __u64 *lo, __u64 *hi)
+{
+	const struct lt_uw_row *r;
+	__u64 a, b = m->end;
+
+	*lo = pc;
+	*hi = pc + 1;
+	if (!m->row_count) {
+		*lo = m->start;
+		*hi = m->end;
+		return;
+	}
+	if (row < (__s64)m->row_start || row >= (__s64)m->row_start + m->row_count)
+		return;
+	r = LT_UW_ROW(ctx, (__u32)row);
+	if (!r)
+		return;
+	a = m->bias + r->pc_off;
+	if (row + 1 < (__s64)m->row_start + m->row_count) {
+		r = LT_UW_ROW(ctx, (__u32)row + 1);
+		if (!r)
+			return;
+		b = m->bias + r->pc_off;
+	}
+	if (a < m->start)
+		a = m->start;
+	if (b > m->end)
+		b = m->end;
+	if (b > m->bias + 0x100000000ull)	/* the search's keys are 32-bit offsets */
+		b = m->bias + 0x100000000ull;
+	if (a <= pc && pc < b) {	/* always, unless the tables are broken */
+		*lo = a;
+		*hi = b;
+	}
+}
+
+/*
 ** The rule for pc (already adjusted by lt_uw_lookup_pc) in the process at slot.
 ** Returns LT_STOP__COUNT and fills *out, or the reason there is none. *row gets
 ** the row used (-1 for none or the frame-pointer fallback), for fixtures.

@@ -1,6 +1,7 @@
 /*
 ** unwind/pageindex.h: a row search narrowed by the page index finds the row
 ** the search over all rows finds, on synthetic rows and on libc's.
+** unwind/lookup.h's lt_uw_rule_span: every pc of a row's span gets that row.
 */
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -58,6 +59,34 @@ static void same_row(const struct lt_uw_mapping *m, __u32 key)
 		     (long long)fast, (long long)full);
 }
 
+/* The span of the row of pc holds pc, and its first and last pcs get that row. */
+static void span_holds(const struct lt_uw_mapping *m, __u64 pc)
+{
+	struct lt_uw_rule rule;
+	__s64 row, r2;
+	__u64 lo, hi;
+
+	t_narrow = 1;
+	lt_uw_mapping_rule(NULL, m, pc, &rule, &row);
+	lt_uw_rule_span(NULL, m, row, pc, &lo, &hi);
+	cr_assert(lo <= pc && pc < hi, "pc 0x%llx outside its span [0x%llx, 0x%llx)",
+		  (unsigned long long)pc, (unsigned long long)lo, (unsigned long long)hi);
+	if (row < 0) {
+		cr_assert_eq(hi - lo, 1, "no row: the span is pc alone");
+		return;
+	}
+	lt_uw_mapping_rule(NULL, m, lo, &rule, &r2);
+	cr_assert_eq(r2, row, "span start 0x%llx: row %lld, want %lld", (unsigned long long)lo,
+		     (long long)r2, (long long)row);
+	lt_uw_mapping_rule(NULL, m, hi - 1, &rule, &r2);
+	cr_assert_eq(r2, row, "span end 0x%llx: row %lld, want %lld", (unsigned long long)hi - 1,
+		     (long long)r2, (long long)row);
+	if (hi < m->end) {
+		lt_uw_mapping_rule(NULL, m, hi, &rule, &r2);
+		cr_assert_neq(r2, row, "the span ends before its row does");
+	}
+}
+
 /* Index rows[0, n) into m and the test's index array. */
 static void index_rows(const struct lt_uw_row *rows, __u32 n, struct lt_uw_mapping *m)
 {
@@ -82,8 +111,20 @@ Test(pageindex, synthetic_rows_every_key)
 	}
 	index_rows(rows, 64, &m);
 	cr_assert_eq(m.pidx_shift, LT_PIDX_SHIFT_MIN);
-	for (__u32 key = 0; key < pc + 1024; key++)
+	for (__u32 key = 0; key < pc + 1024; key++) {
 		same_row(&m, key);
+		span_holds(&m, m.bias + key);
+	}
+}
+
+Test(pageindex, a_mapping_without_rows_is_one_span)
+{
+	struct lt_uw_mapping m = { .start = 0x7000, .end = 0x9000, .bias = 0 };
+	__u64 lo, hi;
+
+	lt_uw_rule_span(NULL, &m, -1, 0x7123, &lo, &hi);
+	cr_assert_eq(lo, 0x7000);
+	cr_assert_eq(hi, 0x9000);
 }
 
 Test(pageindex, a_large_file_gets_coarser_blocks)
@@ -125,8 +166,12 @@ Test(pageindex, libc_rows_at_random_keys)
 	n = (__u32)uw_table__nrows(u);
 	index_rows(rows, n, &m);
 	srand(7);
-	for (int k = 0; k < 200000; k++)
-		same_row(&m, rows[0].pc_off - 64 + (__u32)rand() % (rows[n - 1].pc_off - rows[0].pc_off + 128));
+	for (int k = 0; k < 200000; k++) {
+		__u32 key = rows[0].pc_off - 64 + (__u32)rand() % (rows[n - 1].pc_off - rows[0].pc_off + 128);
+
+		same_row(&m, key);
+		span_holds(&m, m.bias + key);
+	}
 	for (__u32 i = 0; i < n; i++) {	/* every row's first and last byte */
 		same_row(&m, rows[i].pc_off);
 		same_row(&m, rows[i].pc_off - 1);
