@@ -6,6 +6,11 @@
 #   sh bench/bpf_cost.sh [SECONDS] [HZ]
 #   LUATOPS="old=/path/luatop new=/path/luatop" ROUNDS=3 sh bench/bpf_cost.sh 3
 #       builds side by side: per workload, one window each in turn, ROUNDS times
+#   PAIR=1 LUATOPS="old=... new=..." sh bench/bpf_cost.sh 10
+#       builds all at once on each workload, each with its own program at every
+#       tick of the same seconds, in both orders: each build's ns per run relative
+#       to the first's, half second by half second (the host's noise cancels:
+#       compare builds so)
 #   ONLY=REGEX: only the workloads whose names match (ONLY='clib|demo')
 #
 # Each workload is pinned to CPU 0 and luatop to CPU 1; the stats of luatop's own
@@ -52,7 +57,7 @@ window() {
 	done
 	t1=$(cpu_ticks "$1")
 	[ -s "$tmp/stats" ] || { echo "bpf_cost.sh: luatop did not attach: $(cat "$tmp/err")" >&2; exit 1; }
-	kill -INT "$lt" 2>/dev/null
+	kill -INT "$lt" 2>/dev/null || true
 	wait "$lt" || true
 	lt=''
 	awk -v t0="$t0" -v t1="$t1" 'NR > 1 && $1 > c { m[++k] = ($2 - n) / ($1 - c) }
@@ -60,6 +65,61 @@ window() {
 		END { for (i = 2; i <= k; i++) { v = m[i]; for (j = i - 1; j >= 1 && m[j] > v; j--)
 			m[j + 1] = m[j]; m[j + 1] = v }
 			print c - c0, n - n0, t1 - t0, k ? m[int((k + 1) / 2)] : 0, k ? m[1] : 0 }' "$tmp/stats"
+}
+
+# pair NAME PID: the builds of $LUATOPS all at once on PID (PAIR=1), each
+# with its own program at each sampling tick of the same seconds, so that the
+# host's noise falls on all of them alike; twice, the second time started in
+# the reverse order (the first started ran ~7% cheaper here, whichever it
+# was). A row per build: its runs and mean ns per run over both, and the median
+# of its half seconds' ns per run relative to the first build's over the same
+# half second (geometric mean of the two orders), with the two medians.
+pair() {
+	: >"$tmp/pairs"
+	pair_pass "$2" "$LUATOPS"
+	pair_pass "$2" "$(for _b in $LUATOPS; do echo "$_b"; done | sed -n '1!G;h;$p')"
+	for _b in $LUATOPS; do
+		awk -v b="${_b%%=*}" -v name="$1 [${_b%%=*}]" '$1 == b { r += $2; n += $3; m[++k] = $4 }
+			END { printf "%-34s %8d %8.0f %7.3f %7.3f %7.3f\n", name, r, r ? n / r : 0,
+				sqrt(m[1] * m[2]), m[1], m[2] }' "$tmp/pairs"
+	done
+}
+
+# pair_pass PID "NAME=BIN ...": one pass of pair, in that order; to $tmp/pairs
+# a line per build: name, runs, ns, median ratio to the first build of $LUATOPS.
+pair_pass() {
+	_lts=''
+	for _b in $2; do
+		taskset -c 1 "${_b#*=}" -F "$hz" -p "$1" --duration $((3 * secs + 10)) -o /dev/null 2>/dev/null &
+		_lts="$_lts $!"
+	done
+	sleep 3
+	: >"$tmp/pstats"
+	_i=0
+	while [ "$_i" -le $((2 * secs)) ]; do
+		_line=''
+		for _l in $_lts; do _line="$_line $(stats "$_l")"; done
+		echo "$_line" >>"$tmp/pstats"
+		[ "$_i" -lt $((2 * secs)) ] && sleep 0.5
+		_i=$((_i + 1))
+	done
+	for _l in $_lts; do kill -INT "$_l" 2>/dev/null || true; done
+	for _l in $_lts; do wait "$_l" || true; done
+	# column of the reference build (the first of $LUATOPS) in this pass
+	_ref=$(echo "$2" | tr ' ' '\n' | grep -n -F -x -e "${LUATOPS%% *}" | cut -d: -f1)
+	_k=1
+	for _b in $2; do
+		awk -v k="$_k" -v f="$_ref" -v b="${_b%%=*}" 'NF >= 2 * k && NF >= 2 * f {
+			c = $(2 * k - 1); n = $(2 * k); c1 = $(2 * f - 1); n1 = $(2 * f)
+			if (NR > 1 && c > pc && c1 > pc1)
+				r[++m] = ((n - pn) / (c - pc)) / ((n1 - pn1) / (c1 - pc1))
+			if (NR == 1) { c0 = c; n0 = n }
+			pc = c; pn = n; pc1 = c1; pn1 = n1 }
+			END { for (i = 2; i <= m; i++) { v = r[i]; for (j = i - 1; j >= 1 && r[j] > v; j--)
+				r[j + 1] = r[j]; r[j + 1] = v }
+				print b, c - c0, n - n0, m ? r[int((m + 1) / 2)] : 0 }' "$tmp/pstats" >>"$tmp/pairs"
+		_k=$((_k + 1))
+	done
 }
 
 # row NAME WINDOW FRAMES: one row of the table from a window's figures.
@@ -76,6 +136,10 @@ row() {
 # report NAME PID: a row for the running process PID, or with LUATOPS a row per
 # build, the builds taking turns ROUNDS times (figures summed, medians' median, best's best).
 report() {
+	if [ -n "${PAIR:-}" ]; then
+		pair "$@"
+		return
+	fi
 	if [ -z "${LUATOPS:-}" ]; then
 		w=$(window "$2")
 		row "$1" "$w" "$(frames_of "$tmp/out.folded")"
@@ -119,12 +183,16 @@ measure() {
 }
 
 echo "BPF sampler cost at $hz Hz, $secs s per workload ($(uname -r), $(nproc --all) CPUs)"
-sleep 60 &
-idle=$!
-idle_ns=$(window "$idle" | awk '{ printf "%.0f", $4 }')
-kill "$idle"
-echo "a run for another process (idle target): $idle_ns ns"
-printf "%-28s %7s %7s %8s %8s %8s %8s %8s %6s\n" workload runs ns/run samples "ns/sample" bound median best frames
+if [ -n "${PAIR:-}" ]; then
+	printf "%-34s %8s %8s %7s %7s %7s\n" "workload [build]" runs ns/run "vs 1st" fwd rev
+else
+	sleep 60 &
+	idle=$!
+	idle_ns=$(window "$idle" | awk '{ printf "%.0f", $4 }')
+	kill "$idle"
+	echo "a run for another process (idle target): $idle_ns ns"
+	printf "%-28s %7s %7s %8s %8s %8s %8s %8s %6s\n" workload runs ns/run samples "ns/sample" bound median best frames
+fi
 measure "burn (frame pointers)" "$wl/burn" 900
 measure "qsort_nofp" "$wl/qsort_nofp" 900
 measure "luajit2 -joff clib" luajit -joff "$top/tests/workloads/clib.lua" 900
