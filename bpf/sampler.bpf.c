@@ -1052,6 +1052,13 @@ int syscall_done(__u64 *ctx)
 		count_drop(slot ? LT_DROP_NO_SCRATCH : LT_DROP_NO_TARGET_SLOT);
 		return 0;
 	}
+	/* A tracing program runs with migration disabled, not preemption: the
+	** thread that preempted this CPU's walk may return from its own system
+	** call here. The walk in progress keeps the scratch. */
+	if (sw->busy) {
+		count_drop(LT_DROP_BUSY);
+		return 0;
+	}
 	offstat_add(LT_OFF_BLOCKS, 1);
 	offstat_add(LT_OFF_BLOCKED_NS, blocked);
 	sw->busy = 1;
