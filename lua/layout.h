@@ -24,10 +24,13 @@
 /* The bytes of a lua_State the walk reads (lua/state.h): from glref to the end
 ** (96 bytes in GC64 builds: stacksize, the last field used, and padding). */
 #define LT_LJ_L_SPAN		(96 - LT_LJ_L_GLREF)
+_Static_assert(LT_LJ_L_SPAN % 8 == 0 && LT_LJ_L_GLREF % 8 == 0, "lua_State words");
 
 #define LT_LJ_FN_FFID		10	/* GCfunc: u8 */
 #define LT_LJ_FN_PC		32	/* GCfunc (Lua): bytecode of its proto (MRef) */
 #define LT_LJ_FN_CFUNC		40	/* GCfunc (C): lua_CFunction */
+#define LT_LJ_FN_HEAD		8	/* the words a frame's description reads: from */
+#define LT_LJ_FN_HEAD_END	48	/* ... to (ffid, pc, cfunc) */
 #define LT_LJ_PROTO_SIZE		104	/* sizeof(GCproto): bytecode follows it */
 
 #define LT_LJ_FRAME_TYPE		3	/* ftsz & 3 == 0: a Lua frame (link is a PC) */

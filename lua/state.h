@@ -22,27 +22,24 @@
 #endif
 
 
+/* Words, not bytes: a BPF copy or load of bytes whose alignment clang cannot
+** see is one instruction per byte (a third of the sampler's walk was such). */
 struct lt_lj_state {
 	__u64 L;			/* whose fields raw holds; 0: none */
-	__u8 raw[LT_LJ_L_SPAN];		/* lua_State bytes from glref on */
+	__u64 raw[LT_LJ_L_SPAN / 8];	/* lua_State words from glref on */
 };
 
 /* One 8-byte field of the state read last, at its lua_State offset. */
 static LT_INLINE __u64 lt_lj_state_u64(const struct lt_lj_state *ls, __u32 off)
 {
-	__u64 v;
-
-	__builtin_memcpy(&v, ls->raw + (off - LT_LJ_L_GLREF), sizeof(v));
-	return v;
+	return ls->raw[(off - LT_LJ_L_GLREF) / 8];
 }
 
-/* Its stack size, in slots. */
+/* Its stack size, in slots (x86-64: little-endian, the low half of its word). */
 static LT_INLINE __u32 lt_lj_state_stacksize(const struct lt_lj_state *ls)
 {
-	__u32 v;
-
-	__builtin_memcpy(&v, ls->raw + (LT_LJ_L_STACKSIZE - LT_LJ_L_GLREF), sizeof(v));
-	return v;
+	return (__u32)(ls->raw[(LT_LJ_L_STACKSIZE - LT_LJ_L_GLREF) / 8] >>
+		       8 * ((LT_LJ_L_STACKSIZE - LT_LJ_L_GLREF) % 8));
 }
 
 /* Make ls hold Lx's fields, reading them unless it does. 0, or -1 if unreadable. */

@@ -91,27 +91,25 @@ static LT_INLINE int lt_lua_walk_init(void *ctx, struct lt_lua_walk *w, struct l
 	return 0;
 }
 
-/* Fill out from the function object at fn; 0, or -1 when unreadable. */
+/* Fill out from the function object at fn; 0, or -1 when unreadable. Its
+** words from LT_LJ_FN_HEAD on, in one read: ffid, pc (Lua), cfunc (C). */
 static LT_INLINE int lt_lua_describe(void *ctx, __u64 fn, struct lt_lua_frame *out)
 {
-	__u64 v = 0;
+	__u64 head[(LT_LJ_FN_HEAD_END - LT_LJ_FN_HEAD) / 8];
 	__u8 ffid;
 
-	__u8 head[LT_LJ_FN_CFUNC + 8 - LT_LJ_FN_FFID];	/* ffid .. cfunc: one read */
-
-	if (LT_READ_USER(ctx, head, sizeof(head), fn + LT_LJ_FN_FFID))
+	if (LT_READ_USER(ctx, head, sizeof(head), fn + LT_LJ_FN_HEAD))
 		return -1;
-	ffid = head[0];
+	ffid = (__u8)(head[(LT_LJ_FN_FFID - LT_LJ_FN_HEAD) / 8] >>
+		      8 * ((LT_LJ_FN_FFID - LT_LJ_FN_HEAD) % 8));
 	out->fn = fn;
 	out->ffid = ffid;
 	if (ffid == 0) {
 		out->kind = LT_LUA_LUA;
-		__builtin_memcpy(&v, head + LT_LJ_FN_PC - LT_LJ_FN_FFID, sizeof(v));
-		out->addr = v - LT_LJ_PROTO_SIZE;
+		out->addr = head[(LT_LJ_FN_PC - LT_LJ_FN_HEAD) / 8] - LT_LJ_PROTO_SIZE;
 	} else if (ffid == 1) {
 		out->kind = LT_LUA_C;
-		__builtin_memcpy(&v, head + LT_LJ_FN_CFUNC - LT_LJ_FN_FFID, sizeof(v));
-		out->addr = v;
+		out->addr = head[(LT_LJ_FN_CFUNC - LT_LJ_FN_HEAD) / 8];
 	} else {
 		out->kind = LT_LUA_FAST;
 		out->addr = 0;

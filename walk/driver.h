@@ -163,7 +163,9 @@ static LT_INLINE __u64 lt_walk_trace(struct lt_walk *w, __u64 G, __s32 traceno)
 	    LT_READ_USER(w, w->s.trace_hdr, LT_TRACE_HDR, T))
 		return 0;
 	w->s.trace_T = T;
-	__builtin_memcpy(&pc, w->s.trace_hdr + LT_LJ_TRACE_STARTPC, sizeof(pc));
+	/* trace_hdr is 8-aligned in the sample: one load, not eight (BPF) */
+	__builtin_memcpy(&pc, __builtin_assume_aligned(w->s.trace_hdr + LT_LJ_TRACE_STARTPC, 8),
+			 sizeof(pc));
 	return pc ? pc + 4 : 0;
 }
 
