@@ -390,6 +390,19 @@ struct tables *sampler__tables(const struct sampler *s)
 	return s->tables;
 }
 
+int sampler__cost(const struct sampler *s, uint64_t *runs, uint64_t *ns)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	*runs = *ns = 0;
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(s->skel->progs.sample), &info, &len))
+		return -errno;
+	*runs = info.run_cnt;
+	*ns = info.run_time_ns;
+	return 0;
+}
+
 uint64_t sampler__dropped(const struct sampler *s)
 {
 	uint64_t d[LT_DROP__COUNT], sum = 0;

@@ -374,6 +374,17 @@ static void report_offcpu(struct session *s)
 	       o[LT_OFF_SHORT_NS] / 1e9, o[LT_OFF_OTHER_NS] / 1e9, o[LT_OFF_RUNNABLE_NS] / 1e9);
 }
 
+/* -v: what the CPU sampler cost in the kernel, when its stats were on. */
+static void report_cost(struct session *s)
+{
+	uint64_t runs, ns;
+
+	if (sampler__cost(s->sampler, &runs, &ns) || !runs)
+		return;
+	lt_log(LT_LOG_DEBUG, "sampler: %llu runs (other processes' included), %.0f ns each "
+	       "(kernel.bpf_stats_enabled)", (unsigned long long)runs, (double)ns / runs);
+}
+
 static void report(struct session *s)
 {
 	const struct collector_stats *st = collector__stats(s->collector);
@@ -420,6 +431,7 @@ static void report(struct session *s)
 		       "p99 %.2f us (%llu samples; first loads of symbols and traces in the mean)",
 		       s->ingest_ns / 1e3 / s->ingested, ingest_quantile(s, 0.5),
 		       ingest_quantile(s, 0.99), (unsigned long long)s->ingested);
+	report_cost(s);
 	if (s->record) {
 		int err = record__close(s->record);
 
