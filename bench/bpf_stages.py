@@ -48,8 +48,8 @@ static __always_inline long logged_read(void *ctx, void *dst, __u32 size, __u64 
     ("	walk_current(tgid, (__u32)id, *slot);\n",
      "	__u64 t0 = bpf_ktime_get_ns(), t00 = te;\n\n	ST(12, t0 - te);\n	walk_current(tgid, (__u32)id, *slot);\n"
      "	ST(0, 1);\n	t0 = bpf_ktime_get_ns();\n"),
-    ("	sw->w.s.n_kernel = frames_of(n);\n	send_sample(sw);\n",
-     "	sw->w.s.n_kernel = frames_of(n);\n	ST_LAP(6);\n	send_sample(sw);\n"
+    ("		kernel_stack(ctx, sw);\n	send_sample(sw);\n",
+     "		kernel_stack(ctx, sw);\n	ST_LAP(6);\n	send_sample(sw);\n"
      "	ST(9, bpf_ktime_get_ns() - t00);\n"),
     ("	size = lt_sample_pack(out, &w->s);",
      "	__u64 t0 = bpf_ktime_get_ns();\n\n	size = lt_sample_pack(out, &w->s);\n	ST_LAP(5);\n	ST(%d, size);" % BYTES),

@@ -214,6 +214,22 @@ static int add_targets(struct sampler *s, const struct sampler_opts *o,
 	return 0;
 }
 
+/* The kernel walk's tables into the program's constants (off when n is 0). */
+static void set_korc(struct sampler_bpf *skel, const struct sampler_korc *k)
+{
+	if (!k->n || !k->max_frames)
+		return;
+	skel->rodata->korc_text_lo = k->text_lo;
+	skel->rodata->korc_text_hi = k->text_hi;
+	skel->rodata->korc_ip_table = k->ip_table;
+	skel->rodata->korc_table = k->table;
+	skel->rodata->korc_tramp0 = k->tramp[0];
+	skel->rodata->korc_tramp1 = k->tramp[1];
+	skel->rodata->korc_n = k->n;
+	skel->rodata->korc_max = k->max_frames < LT_MAX_KERNEL ? k->max_frames : LT_MAX_KERNEL;
+	skel->rodata->kstack_check = k->check != 0;
+}
+
 static int load(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen)
 {
 	int rc;
@@ -223,10 +239,14 @@ static int load(struct sampler *s, const struct sampler_opts *o, char *err, size
 		return errf(err, errlen, errno, "cannot open the BPF object: %s", strerror(errno));
 	s->ring_bytes = ringbuf_size(o->ringbuf_bytes, o->freq, o->capture_every != 0);
 	rc = bpf_map__set_max_entries(s->skel->maps.samples, s->ring_bytes);
-	/* The rule memo: each CPU's part at cpu << MEMO_BITS (sampler.bpf.c). */
+	/* The rule and ORC memos: each CPU's part at cpu << bits (sampler.bpf.c). */
 	if (!rc)
 		rc = bpf_map__set_max_entries(s->skel->maps.memo,
 					      bpf_map__max_entries(s->skel->maps.memo) * possible_cpus());
+	if (!rc)
+		rc = bpf_map__set_max_entries(s->skel->maps.korc_memo,
+					      bpf_map__max_entries(s->skel->maps.korc_memo) *
+					      possible_cpus());
 	if (!rc)
 		rc = bpf_map__set_max_entries(s->skel->maps.uw_rows,
 					      o->max_rows ? o->max_rows : DEFAULT_ROWS);
@@ -239,6 +259,7 @@ static int load(struct sampler *s, const struct sampler_opts *o, char *err, size
 	s->skel->rodata->capture_every = o->capture_every;
 	s->skel->rodata->wakeup_bytes = s->ring_bytes / 4;
 	s->skel->rodata->min_block_ns = o->min_block_ns;
+	set_korc(s->skel, &o->korc);
 	/* The off-CPU programs hold a walk each: verified only when used. */
 	bpf_program__set_autoload(s->skel->progs.switch_task, o->offcpu);
 	bpf_program__set_autoload(s->skel->progs.syscall_done, o->offcpu);
@@ -373,6 +394,11 @@ static void sum_percpu(int fd, uint64_t *out, unsigned n)
 void sampler__drops(const struct sampler *s, uint64_t out[LT_DROP__COUNT])
 {
 	sum_percpu(bpf_map__fd(s->skel->maps.drops), out, LT_DROP__COUNT);
+}
+
+void sampler__kstats(const struct sampler *s, uint64_t out[LT_KSTAT__COUNT])
+{
+	sum_percpu(bpf_map__fd(s->skel->maps.kstats), out, LT_KSTAT__COUNT);
 }
 
 void sampler__offstats(const struct sampler *s, uint64_t out[LT_OFF__COUNT])

@@ -22,6 +22,18 @@ struct tables;
 
 struct tmodel;
 
+/* The core kernel's ORC tables, for the sampler's own walk of kernel stacks
+** (unwind/korc.h); n 0: the kernel's unwinder takes them all. */
+struct sampler_korc {
+	uint64_t text_lo, text_hi;	/* _stext, _etext */
+	uint64_t ip_table;		/* __start_orc_unwind_ip */
+	uint64_t table;			/* __start_orc_unwind */
+	uint64_t tramp[2];		/* return addresses ftrace and kretprobes plant, 0: none */
+	uint32_t n;			/* entries */
+	uint32_t max_frames;		/* kernel.perf_event_max_stack */
+	int check;			/* walk both ways, count the differences (debugging) */
+};
+
 struct sampler_opts {
 	unsigned freq;		/* samples per second per CPU */
 	struct tmodel *model;	/* the traced processes; outlives the sampler */
@@ -32,6 +44,7 @@ struct sampler_opts {
 	unsigned capture_every;	/* capture mode: every Nth sample; 0: off */
 	int offcpu;		/* also time blocked (sched_switch, sys_exit): -e offcpu, wall */
 	uint64_t min_block_ns;	/* off-CPU: shorter blocks are counted, not walked */
+	struct sampler_korc korc;	/* the kernel walk's tables */
 	sampler_fn on_sample;
 	capture_fn on_capture;
 	void *ctx;
@@ -53,6 +66,8 @@ int sampler__wait(struct sampler *s, int timeout_ms);
 int sampler__consume(struct sampler *s);
 /* Samples dropped in the kernel, summed over CPUs, by reason. */
 void sampler__drops(const struct sampler *s, uint64_t out[LT_DROP__COUNT]);
+/* How the CPU samples' kernel stacks were taken, summed over CPUs, by enum lt_kstat. */
+void sampler__kstats(const struct sampler *s, uint64_t out[LT_KSTAT__COUNT]);
 /* Off-CPU time summed over CPUs, by enum lt_offstat (all 0 without offcpu). */
 void sampler__offstats(const struct sampler *s, uint64_t out[LT_OFF__COUNT]);
 /* The unwind tables of the targets (to resync on dlopen/exec). */

@@ -124,6 +124,12 @@ static __always_inline int memo_find_rule(struct lt_walk *w, __u64 pc, struct lt
 #define LT_FIND_RULE(w, pc, rule, row) memo_find_rule((w), (pc), (rule), (row))
 #include "walk/driver.h"
 
+struct lt_korc;
+static __always_inline int korc_find(void *ctx, __u64 ip, struct lt_korc *o);
+#define LT_KREAD(ctx, addr, val) bpf_probe_read_kernel((val), 8, (const void *)(unsigned long)(addr))
+#define LT_KORC_FIND(ctx, ip, orc) korc_find((ctx), (ip), (orc))
+#include "unwind/korc.h"
+
 #define LT_PACK_COPY(dst, src, n) bpf_probe_read_kernel((dst), (n), (src))
 #define LT_PACK_BOUND(x) asm volatile("" : "+r"(x))
 #include "wire/pack.h"
@@ -197,6 +203,12 @@ struct sampler_walk {
 	struct lt_uw_mapping mru[MRU_MAPS];
 	__u32 mru_gen[MRU_MAPS];	/* the tables' generation of each; 0: empty */
 	__u32 mru_next;			/* the one replaced next */
+	struct lt_kwalk kw;		/* the kernel walk in progress (unwind/korc.h) */
+	__u32 kw_n;			/* frames it recorded */
+	__u32 kw_rc;			/* its last step's LT_KORC_* */
+	__u32 kw_check;			/* it records into kcheck, not the sample */
+	__u32 kw_pad;
+	__u64 kcheck[LT_MAX_KERNEL];	/* check mode: the ORC walk's frames */
 };
 
 /*
@@ -875,13 +887,270 @@ static __always_inline void send_sample(struct sampler_walk *sw)
 		capture_end(sw);
 }
 
+/* -- Kernel stacks (unwind/korc.h) -------------------------------------------- */
+
+/* Set by the loader from /proc/kallsyms (0: the kernel's unwinder only). */
+const volatile __u64 korc_text_lo = 0, korc_text_hi = 0;	/* _stext, _etext */
+const volatile __u64 korc_ip_table = 0;	/* __start_orc_unwind_ip: sorted s32, relative */
+const volatile __u64 korc_table = 0;	/* __start_orc_unwind: 6-byte entries */
+const volatile __u64 korc_tramp0 = 0, korc_tramp1 = 0;	/* return_to_handler, rethook's */
+const volatile __u32 korc_n = 0;	/* entries in the two tables */
+const volatile __u32 korc_max = 0;	/* frames at most (kernel.perf_event_max_stack) */
+const volatile __u32 kstack_check = 0;	/* walk both ways and count the differences */
+
+/* Counters indexed by enum lt_kstat, summed over CPUs by user space. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, LT_KSTAT__COUNT);
+	__type(key, __u32);
+	__type(value, __u64);
+} kstats SEC(".maps");
+
+static __always_inline void kstat(__u32 what)
+{
+	__u64 *v = bpf_map_lookup_elem(&kstats, &what);
+
+	if (v)
+		*v += 1;
+}
+
+/*
+** The ORC entries found, per CPU, in sets of two by the ip's 16-byte granule,
+** with the span of ips each holds for (to the next entry's ip): kernel code
+** never changes, so an entry is good for the run. A lookup in the kernel's
+** tables is a binary search over all of them (the kernel's own block index,
+** orc_lookup, is not in /proc/kallsyms): ~19 reads.
+*/
+#define KMEMO_BITS	10
+
+struct korc_memo {
+	__u64 lo, hi;		/* ips [lo, hi) have this entry; hi 0: empty */
+	__u64 raw;		/* its 6 bytes */
+};
+
+struct korc_set {
+	struct korc_memo way[2];	/* way[0] the one found last */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1 << KMEMO_BITS);	/* resized by the loader: CPUs << KMEMO_BITS */
+	__type(key, __u32);
+	__type(value, struct korc_set);
+} korc_memo SEC(".maps");
+
+struct korc_search {
+	__u64 ip;
+	__u32 lo, hi;		/* candidates: entries [lo, hi) */
+	__s64 found;		/* the last entry whose ip <= the ip, -1 none */
+};
+
+/* The ip entry i stands for: its slot's address plus the offset it holds. */
+static __always_inline int korc_ip_of(__u32 i, __u64 *ip)
+{
+	__u64 slot = korc_ip_table + 4ull * i;
+	__s32 off;
+
+	if (bpf_probe_read_kernel(&off, sizeof(off), (const void *)(unsigned long)slot))
+		return -1;
+	*ip = slot + (__s64)off;
+	return 0;
+}
+
+static long korc_search_cb(__u32 i, void *arg)
+{
+	struct korc_search *s = arg;
+
+	for (int k = 0; k < LT_SEARCH_UNROLL; k++) {
+		__u32 mid;
+		__u64 at;
+
+		if (s->lo >= s->hi)
+			return 1;
+		mid = s->lo + (s->hi - s->lo) / 2;
+		if (korc_ip_of(mid, &at)) {
+			s->found = -1;
+			return 1;
+		}
+		if (at <= s->ip) {
+			s->found = mid;
+			s->lo = mid + 1;
+		} else {
+			s->hi = mid;
+		}
+	}
+	return 0;
+}
+
+/* The entry of ip from the kernel's tables, into *m with its span: 0, or -1. */
+static __always_inline int korc_lookup(__u64 ip, struct korc_memo *m)
+{
+	struct korc_search s = { .ip = ip, .lo = 0, .hi = korc_n, .found = -1 };
+	__u64 raw = 0, next = korc_text_hi;
+	__u32 f;
+
+	bpf_loop(LT_SEARCH_CALLS(24), korc_search_cb, &s, 0);
+	if (s.found < 0 || s.lo < s.hi)
+		return -1;
+	f = (__u32)s.found;
+	if (korc_ip_of(f, &m->lo) ||
+	    bpf_probe_read_kernel(&raw, LT_KORC_ENTRY_SIZE,
+				  (const void *)(unsigned long)(korc_table + (__u64)LT_KORC_ENTRY_SIZE * f)) ||
+	    (f + 1 < korc_n && korc_ip_of(f + 1, &next)))
+		return -1;
+	m->hi = next;
+	m->raw = raw;
+	return 0;
+}
+
+/* LT_KORC_FIND: the ORC entry of ip, through this CPU's memo. */
+static __always_inline int korc_find(void *ctx, __u64 ip, struct lt_korc *o)
+{
+	struct sampler_walk *sw = ctx;
+	__u32 key = (sw->w.s.cpu << KMEMO_BITS) |
+		    (__u32)(((ip >> 4) * 0x9e3779b97f4a7c15ull) >> (64 - KMEMO_BITS));
+	struct korc_set *set = bpf_map_lookup_elem(&korc_memo, &key);
+	struct korc_memo *m;
+
+	if (!set)
+		return -1;
+	m = &set->way[1];
+	if (!(ip >= m->lo && ip < m->hi)) {
+		m = &set->way[0];
+		if (!(ip >= m->lo && ip < m->hi)) {
+			set->way[1] = *m;
+			if (korc_lookup(ip, m)) {
+				m->hi = 0;
+				return -1;
+			}
+			if (!(ip >= m->lo && ip < m->hi))
+				return -1;
+		}
+	}
+	*o = lt_korc_decode(m->raw);
+	return 0;
+}
+
+/* Record the frame the walk is at, or see that the stack ends. 1: stop. */
+static __always_inline int korc_record(struct sampler_walk *sw)
+{
+	int r = lt_kwalk_recordable(&sw->kw);
+	__u32 n = sw->kw_n;
+
+	if (r <= 0 || n >= korc_max || n >= LT_MAX_KERNEL) {
+		if (r < 0)
+			sw->kw_rc = LT_KORC_KERNEL;
+		return 1;
+	}
+	if (sw->kw_check)
+		sw->kcheck[n & (LT_MAX_KERNEL - 1)] = sw->kw.ip;
+	else
+		sw->w.s.kernel[n & (LT_MAX_KERNEL - 1)] = sw->kw.ip;
+	sw->kw_n = n + 1;
+	return 0;
+}
+
+/* One kernel frame of the walk in progress: record it, step to its caller.
+** A global function, verified once. 1: stop. */
+__attribute__((noinline)) int korc_frame(void)
+{
+	__u32 zero = 0;
+	struct sampler_walk *sw = bpf_map_lookup_elem(&scratch, &zero);
+
+	if (!sw || sw->kw_rc != LT_KORC_GO || korc_record(sw))
+		return 1;
+	sw->kw_rc = lt_kwalk_step(sw, &sw->kw);
+	return sw->kw_rc != LT_KORC_GO;
+}
+
+static long korc_frame_cb(__u32 i, void *arg)
+{
+	return korc_frame() != 0;
+}
+
+/*
+** The kernel stack of a sample that interrupted the kernel at ip, sp, bp (cs),
+** from the ORC tables, into the sample's kernel[] (check: into kcheck[]). The
+** number of frames, or -1 when the kernel's unwinder must take it. A global
+** function, verified once.
+*/
+__attribute__((noinline)) int korc_walk(__u64 ip, __u64 sp, __u64 bp, __u64 cs, int check)
+{
+	__u32 zero = 0;
+	struct sampler_walk *sw = bpf_map_lookup_elem(&scratch, &zero);
+	struct lt_kwalk *k;
+	__u64 top;
+
+	if (!sw)
+		return -1;
+	k = &sw->kw;
+	/* The task's stack: its pt_regs sit at the top (16 KB stacks, no KASAN). */
+	top = (__u64)(unsigned long)bpf_task_pt_regs(bpf_get_current_task_btf()) + 168;
+	*k = (struct lt_kwalk){ .ip = ip, .sp = sp, .bp = bp, .sample_bp = bp, .sample_cs = cs,
+				.stack_lo = top - 16384, .stack_hi = top,
+				.text_lo = korc_text_lo, .text_hi = korc_text_hi,
+				.tramp = { korc_tramp0, korc_tramp1 },
+				.regs_kind = LT_KREGS_SAMPLE, .signal = 1 };
+	sw->kw_check = check;
+	if (check)
+		sw->kcheck[0] = ip;
+	else
+		sw->w.s.kernel[0] = ip;
+	sw->kw_n = 1;
+	if (sp < k->stack_lo || sp >= k->stack_hi)
+		return -1;	/* an IRQ or exception stack */
+	sw->kw_rc = lt_kwalk_step(sw, k);	/* the sampled frame's caller */
+	if (sw->kw_rc == LT_KORC_GO)
+		bpf_loop(LT_MAX_KERNEL, korc_frame_cb, NULL, 0);
+	return sw->kw_rc == LT_KORC_KERNEL ? -1 : (int)sw->kw_n;
+}
+
+/* Check mode: do the two walks agree (n frames from ORC in kcheck[])? */
+static __always_inline int korc_same(struct sampler_walk *sw, long n)
+{
+	__u32 nk = sw->w.s.n_kernel;
+
+	if (n != nk)
+		return 0;
+	for (__u32 i = 0; i < LT_MAX_KERNEL; i++) {
+		if (i >= nk)
+			break;
+		if (sw->kcheck[i] != sw->w.s.kernel[i])
+			return 0;
+	}
+	return 1;
+}
+
+/* The kernel stack of a CPU sample that interrupted the kernel, into the sample. */
+static __always_inline void kernel_stack(struct bpf_perf_event_data *ctx, struct sampler_walk *sw)
+{
+	long n = -1, m;
+
+	if (korc_n)
+		n = korc_walk(ctx->regs.rip, ctx->regs.rsp, ctx->regs.rbp, ctx->regs.cs, kstack_check);
+	if (n >= 0 && !kstack_check) {
+		kstat(LT_KSTAT_ORC);
+		sw->w.s.n_kernel = (__u16)n;
+		return;
+	}
+	m = bpf_get_stack(ctx, sw->w.s.kernel, sizeof(sw->w.s.kernel), 0);
+	if (m < 0)
+		sw->w.s.flags |= LT_SAMPLE_KERNEL_ERR;
+	sw->w.s.n_kernel = frames_of(m);
+	kstat(n >= 0 ? LT_KSTAT_ORC : LT_KSTAT_KERNEL);
+	if (n >= 0) {
+		kstat(LT_KSTAT_CHECKED);
+		if (!korc_same(sw, n))
+			kstat(LT_KSTAT_DIFFER);
+	}
+}
+
 SEC("perf_event")
 int sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, zero = 0, *slot;
 	struct sampler_walk *sw;
-	long n;
 
 	slot = bpf_map_lookup_elem(&targets, &tgid);
 	if (!slot)
@@ -901,11 +1170,9 @@ int sample(struct bpf_perf_event_data *ctx)
 	sw->w.s.event = LT_EVENT_CPU;
 	sw->w.s.weight_ns = 0;
 	/* Interrupted in user mode: there is no kernel stack to walk. */
-	n = (ctx->regs.cs & 3) == 3 ? 0 :
-	    bpf_get_stack(ctx, sw->w.s.kernel, sizeof(sw->w.s.kernel), 0);
-	if (n < 0)
-		sw->w.s.flags |= LT_SAMPLE_KERNEL_ERR;
-	sw->w.s.n_kernel = frames_of(n);
+	sw->w.s.n_kernel = 0;
+	if ((ctx->regs.cs & 3) != 3)
+		kernel_stack(ctx, sw);
 	send_sample(sw);
 	return 0;
 }

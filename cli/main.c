@@ -17,6 +17,7 @@
 #include "bpf/loader.h"
 #include "bpf/tables.h"
 #include "cli/capture.h"
+#include "cli/kstack.h"
 #include "cli/record.h"
 #include "cli/scan.h"
 #include "collect/collect.h"
@@ -238,6 +239,7 @@ static int start_sampler(struct session *s, char *err, size_t errlen)
 
 	for (unsigned i = 0; i < s->ntargets; i++)
 		pids[i] = s->targets[i].pid;
+	kstack__korc(&so.korc);
 	return sampler__open(&so, &s->sampler, err, errlen);
 }
 
@@ -374,6 +376,22 @@ static void report_offcpu(struct session *s)
 	       o[LT_OFF_SHORT_NS] / 1e9, o[LT_OFF_OTHER_NS] / 1e9, o[LT_OFF_RUNNABLE_NS] / 1e9);
 }
 
+/* -v: how the kernel stacks were taken. */
+static void report_kstacks(struct session *s)
+{
+	uint64_t k[LT_KSTAT__COUNT];
+
+	sampler__kstats(s->sampler, k);
+	if (!k[LT_KSTAT_ORC] && !k[LT_KSTAT_KERNEL])
+		return;
+	lt_log(LT_LOG_DEBUG, "kernel stacks: %llu from the ORC tables in the sampler, %llu by the "
+	       "kernel's unwinder", (unsigned long long)k[LT_KSTAT_ORC],
+	       (unsigned long long)k[LT_KSTAT_KERNEL]);
+	if (k[LT_KSTAT_CHECKED])
+		lt_log(LT_LOG_DEBUG, "kernel stacks checked: %llu, %llu differed",
+		       (unsigned long long)k[LT_KSTAT_CHECKED], (unsigned long long)k[LT_KSTAT_DIFFER]);
+}
+
 /* -v: what the CPU sampler cost in the kernel, when its stats were on. */
 static void report_cost(struct session *s)
 {
@@ -431,6 +449,7 @@ static void report(struct session *s)
 		       "p99 %.2f us (%llu samples; first loads of symbols and traces in the mean)",
 		       s->ingest_ns / 1e3 / s->ingested, ingest_quantile(s, 0.5),
 		       ingest_quantile(s, 0.99), (unsigned long long)s->ingested);
+	report_kstacks(s);
 	report_cost(s);
 	if (s->record) {
 		int err = record__close(s->record);

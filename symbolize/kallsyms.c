@@ -224,6 +224,30 @@ int kallsyms__parse(const char *text, size_t len, struct kallsyms **out)
 /* -- Loading -------------------------------------------------------------- */
 
 /* Read and parse /proc/kallsyms; an empty table is ENOENT. */
+unsigned kallsyms__find(const char *text, size_t len, const char *const *names, uint64_t *addrs,
+			unsigned n)
+{
+	const char *p = text, *end = text + len;
+	unsigned found = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		addrs[i] = 0;
+	while (p < end && found < n) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *eol = nl ? nl : end;
+		struct ks_line l;
+
+		if (!parse_line(p, eol, &l) && !l.mod_len)
+			for (unsigned i = 0; i < n; i++)
+				if (!addrs[i] && strlen(names[i]) == l.name_len &&
+				    !memcmp(names[i], l.name, l.name_len)) {
+					addrs[i] = l.addr;
+					found++;
+				}
+		p = eol + 1;
+	}
+	return found;
+}
+
 struct kallsyms *kallsyms__load(void)
 {
 	struct kallsyms *k = NULL;

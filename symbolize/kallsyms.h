@@ -17,6 +17,13 @@ struct kallsyms;
 ** (kptr_restrict hides them).
 */
 int kallsyms__parse(const char *text, size_t len, struct kallsyms **out);
+/*
+** The addresses of the core kernel's symbols names[0..n) of any type, from text
+** in the /proc/kallsyms format, into addrs[] (0: not there). Returns how many
+** were found.
+*/
+unsigned kallsyms__find(const char *text, size_t len, const char *const *names, uint64_t *addrs,
+			unsigned n);
 /* Read /proc/kallsyms; NULL + errno (EPERM when addresses are hidden). */
 struct kallsyms *kallsyms__load(void);
 /*

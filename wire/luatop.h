@@ -120,6 +120,18 @@ enum lt_offstat {
 	LT_OFF__COUNT
 };
 
+/*
+** How the CPU samples' kernel stacks were taken: the BPF per-CPU counter array
+** index (kstats), summed by user space (unwind/korc.h).
+*/
+enum lt_kstat {
+	LT_KSTAT_ORC,		/* walked by the sampler from the kernel's ORC tables */
+	LT_KSTAT_KERNEL,	/* by the kernel's unwinder (bpf_get_stack) */
+	LT_KSTAT_CHECKED,	/* check mode: walked both ways */
+	LT_KSTAT_DIFFER,	/* ... and the two stacks differed */
+	LT_KSTAT__COUNT
+};
+
 /* Why the user-space walk ended (lt_sample.user_stop). */
 enum lt_stop {
 #define LT_STOP(name, text) LT_STOP_##name,
