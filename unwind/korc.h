@@ -14,7 +14,9 @@
 ** or bp (indirect too), bp restored from the CFA, from bp or from the
 ** registers, inside the interrupted task's stack; an entry from user mode, an
 ** END_OF_STACK entry or a return into user space end the stack. What is not:
-** another stack (IRQ, exception), CFAs based on r10, r13, rdi or rdx (entry
+** another stack (IRQ, exception: a sample in a softirq, which runs on the IRQ
+** stack, whose bounds are a per-CPU variable that the verifier finds only in a
+** kernel built with KALLSYMS_ALL), CFAs based on r10, r13, rdi or rdx (entry
 ** code), code outside the core kernel's text (modules, BPF, trampolines),
 ** return addresses that ftrace or a kretprobe rewrote.
 **
