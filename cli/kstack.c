@@ -65,7 +65,7 @@ static int tables_ok(const uint64_t *a)
 	return n < (1u << 24) && a[S_ORC_END] - a[S_ORC] == n * ORC_ENTRY;
 }
 
-void kstack__korc(struct sampler_korc *k)
+int kstack__korc(struct sampler_korc *k)
 {
 	const char *mode = secure_getenv("LUATOP_KSTACK");
 	uint64_t a[S__COUNT];
@@ -73,15 +73,19 @@ void kstack__korc(struct sampler_korc *k)
 	size_t len = 0;
 
 	memset(k, 0, sizeof(*k));
+	if (mode && *mode && strcmp(mode, "orc") && strcmp(mode, "kernel") && strcmp(mode, "check")) {
+		lt_log(LT_LOG_ERROR, "LUATOP_KSTACK: no such mode (orc, kernel or check)");
+		return -1;
+	}
 	if ((mode && !strcmp(mode, "kernel")) || !orc_format_known())
-		return;
+		return 0;
 	if (readfile__all("/proc/kallsyms", KALLSYMS_MAX, &buf, &len))
-		return;
+		return 0;
 	kallsyms__find(buf, len, names, a, S__COUNT);
 	free(buf);
 	if (!tables_ok(a)) {
 		lt_log(LT_LOG_DEBUG, "kernel stacks: no ORC tables in /proc/kallsyms, the kernel unwinds them");
-		return;
+		return 0;
 	}
 	*k = (struct sampler_korc){
 		.text_lo = a[S_STEXT], .text_hi = a[S_ETEXT],
@@ -91,4 +95,5 @@ void kstack__korc(struct sampler_korc *k)
 		.max_frames = max_stack(),
 		.check = mode && !strcmp(mode, "check"),
 	};
+	return 0;
 }

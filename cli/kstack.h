@@ -12,8 +12,9 @@
 ** sampler reads); k->n 0 leaves every kernel stack to the kernel's unwinder:
 ** an older kernel, hidden addresses, a table missing. LUATOP_KSTACK=kernel
 ** asks for that; LUATOP_KSTACK=check walks both ways and counts the
-** differences (-v).
+** differences (-v); orc (or unset) is the default. -1 (and a logged error)
+** for another value.
 */
-void kstack__korc(struct sampler_korc *k);
+int kstack__korc(struct sampler_korc *k);
 
 #endif

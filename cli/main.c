@@ -239,7 +239,7 @@ static int start_sampler(struct session *s, char *err, size_t errlen)
 
 	for (unsigned i = 0; i < s->ntargets; i++)
 		pids[i] = s->targets[i].pid;
-	kstack__korc(&so.korc);
+	so.korc = s->korc;
 	return sampler__open(&so, &s->sampler, err, errlen);
 }
 
@@ -514,7 +514,7 @@ static int run(struct session *s)
 	if (collector__set_events(s->collector, o->output || o->event == EV_CPU ?
 				  1u << o->event : (1u << EV__COUNT) - 1, o->freq))
 		return die(1, "out of memory");
-	if (set_trace_rule(s->collector))
+	if (set_trace_rule(s->collector) || kstack__korc(&s->korc))
 		return EXIT_USAGE;
 	s->start_ns = session__now();	/* the output's name may need the time */
 	s->start_wall_ns = session__wall();

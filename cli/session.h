@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdint.h>
 
+#include "bpf/loader.h"
 #include "cli/options.h"
 #include "export/output.h"
 #include "cli/target.h"
@@ -31,6 +32,7 @@ struct session {
 	unsigned ntargets;
 	struct tmodel *model;		/* the traced processes and their files */
 	struct sampler *sampler;
+	struct sampler_korc korc;	/* the kernel walk's tables (cli/kstack.h) */
 	struct collector *collector;
 	volatile sig_atomic_t *stop;	/* set by SIGINT/SIGTERM */
 	int alloc_failed;		/* the collector ran out of memory */
