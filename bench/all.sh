@@ -1,7 +1,7 @@
 #!/bin/sh
 # make bench: every benchmark, one after the other, each printing its table (as
 # root, after make). Never part of make check: figures, not assertions. Takes
-# about fifteen minutes (ten of them bench/self.sh); bench/README.md says what each one measures.
+# about forty minutes (ten of them bench/self.sh); bench/README.md says what each one measures.
 #   QUICK=1 make bench   fewer rounds (a smoke run of the scripts)
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -11,6 +11,9 @@ lj=$(command -v luajit)
 
 section "Target overhead (bench/overhead.sh): target CPU with a profiler / without"
 if [ "$q" = 1 ]; then sh "$top/bench/overhead.sh" 2 500 99 999; else sh "$top/bench/overhead.sh" 7 3000 99 999; fi
+section "Target overhead, fixed work in user space (WORKLOAD=bench/fixed_pure.lua bench/overhead.sh)"
+if [ "$q" = 1 ]; then WORKLOAD=$top/bench/fixed_pure.lua sh "$top/bench/overhead.sh" 2 3000 99 999
+else WORKLOAD=$top/bench/fixed_pure.lua sh "$top/bench/overhead.sh" 7 20000 99 999; fi
 
 section "Off-CPU tracing on a busy nginx worker (bench/offcpu.sh)"
 sh "$top/bench/offcpu.sh" "$([ "$q" = 1 ] && echo 1 || echo 9)" "$([ "$q" = 1 ] && echo 2 || echo 5)" 99
