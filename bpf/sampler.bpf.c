@@ -623,12 +623,19 @@ struct {
 	__type(value, __u64);
 } drops SEC(".maps");
 
+/* Add n to entry key of the per-CPU counter array map (drops, offstats,
+** kstats): atomically, as a CPU sample may interrupt an off-CPU walk's count. */
+static __always_inline void counter_add(void *map, __u32 key, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(map, &key);
+
+	if (v)
+		__sync_fetch_and_add(v, n);
+}
+
 static __always_inline void count_drop(__u32 reason)
 {
-	__u64 *n = bpf_map_lookup_elem(&drops, &reason);
-
-	if (n)
-		__sync_fetch_and_add(n, 1);
+	counter_add(&drops, reason, 1);
 }
 
 /* Number of frames bpf_get_stack() wrote, from its byte count or error. */
@@ -908,10 +915,7 @@ struct {
 
 static __always_inline void kstat(__u32 what)
 {
-	__u64 *v = bpf_map_lookup_elem(&kstats, &what);
-
-	if (v)
-		*v += 1;
+	counter_add(&kstats, what, 1);
 }
 
 /*
@@ -1220,10 +1224,7 @@ struct {
 
 static __always_inline void offstat_add(__u32 what, __u64 n)
 {
-	__u64 *v = bpf_map_lookup_elem(&offstats, &what);
-
-	if (v)
-		*v += n;	/* per CPU, and sched_switch and sys_exit never nest */
+	counter_add(&offstats, what, n);
 }
 
 struct task_struct;	/* the kernel's: luatop only passes pointers to it on */

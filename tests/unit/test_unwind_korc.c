@@ -145,6 +145,19 @@ static void syscall_stack(__u64 *sp0, __u64 *bp0)
 	*bp0 = b_bp;
 }
 
+/* The first step from A of the system call's stack, A's entry being raw. */
+static int first_step_with(__u64 raw)
+{
+	__u64 sp, bp;
+	struct lt_kwalk k;
+
+	syscall_stack(&sp, &bp);
+	orcs[0].raw = raw;
+	put(sp - 72, FN_B + 0x40);	/* a return address below A's frame */
+	k = start(FN_A + 0x10, sp, bp);
+	return lt_kwalk_step(NULL, &k);
+}
+
 Test(korc, a_system_call_ends_at_the_entry_from_user_mode)
 {
 	__u64 sp, bp, out[16];
@@ -196,9 +209,8 @@ Test(korc, no_entry_or_an_unknown_base_goes_to_the_kernels_unwinder)
 	syscall_stack(&sp, &bp);
 	k = start(FN_A + 0x200, sp, bp);	/* no ORC entry */
 	cr_assert_eq(lt_kwalk_step(NULL, &k), LT_KORC_KERNEL);
-	orcs[0].raw = entry(8, 0, 6 /* r10 */, LT_KORC_REG_UNDEFINED, LT_KORC_TYPE_CALL, 0);
-	k = start(FN_A + 0x10, sp, bp);
-	cr_assert_eq(lt_kwalk_step(NULL, &k), LT_KORC_KERNEL);
+	cr_assert_eq(first_step_with(entry(8, 0, 6 /* r10 */, LT_KORC_REG_UNDEFINED,
+					   LT_KORC_TYPE_CALL, 0)), LT_KORC_KERNEL);
 }
 
 Test(korc, a_read_off_the_tasks_stack_goes_to_the_kernels_unwinder)
@@ -213,29 +225,16 @@ Test(korc, a_read_off_the_tasks_stack_goes_to_the_kernels_unwinder)
 
 Test(korc, end_of_stack_and_undefined_entries_end_the_stack)
 {
-	__u64 sp, bp;
-	struct lt_kwalk k;
-
-	syscall_stack(&sp, &bp);
-	orcs[0].raw = entry(0, 0, LT_KORC_REG_UNDEFINED, LT_KORC_REG_UNDEFINED, LT_KORC_TYPE_END, 0);
-	k = start(FN_A + 0x10, sp, bp);
-	cr_assert_eq(lt_kwalk_step(NULL, &k), LT_KORC_DONE);
-	orcs[0].raw = entry(0, 0, LT_KORC_REG_UNDEFINED, LT_KORC_REG_UNDEFINED,
-			    LT_KORC_TYPE_UNDEFINED, 0);
-	k = start(FN_A + 0x10, sp, bp);
-	cr_assert_eq(lt_kwalk_step(NULL, &k), LT_KORC_DONE);
+	cr_assert_eq(first_step_with(entry(0, 0, LT_KORC_REG_UNDEFINED, LT_KORC_REG_UNDEFINED,
+					   LT_KORC_TYPE_END, 0)), LT_KORC_DONE);
+	cr_assert_eq(first_step_with(entry(0, 0, LT_KORC_REG_UNDEFINED, LT_KORC_REG_UNDEFINED,
+					   LT_KORC_TYPE_UNDEFINED, 0)), LT_KORC_DONE);
 }
 
 Test(korc, a_caller_below_its_callee_ends_the_stack)
 {
-	__u64 sp, bp;
-	struct lt_kwalk k;
-
-	syscall_stack(&sp, &bp);
-	orcs[0].raw = entry(-64, 0, LT_KORC_REG_SP, LT_KORC_REG_UNDEFINED, LT_KORC_TYPE_CALL, 0);
-	put(sp - 72, FN_B + 0x40);
-	k = start(FN_A + 0x10, sp, bp);
-	cr_assert_eq(lt_kwalk_step(NULL, &k), LT_KORC_DONE);
+	cr_assert_eq(first_step_with(entry(-64, 0, LT_KORC_REG_SP, LT_KORC_REG_UNDEFINED,
+					   LT_KORC_TYPE_CALL, 0)), LT_KORC_DONE);
 }
 
 Test(korc, return_addresses_are_looked_up_one_byte_back)
