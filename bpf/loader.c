@@ -214,20 +214,30 @@ static int add_targets(struct sampler *s, const struct sampler_opts *o,
 	return 0;
 }
 
-/* The kernel walk's tables into the program's constants (off when n is 0). */
-static void set_korc(struct sampler_bpf *skel, const struct sampler_korc *k)
+/* The kernel walk's settings into the program's constants: max_frames 0
+** leaves the walk out (the verifier prunes it). */
+static void set_korc_mode(struct sampler_bpf *skel, const struct sampler_korc *k)
 {
-	if (!k->n || !k->max_frames)
+	if (!k->max_frames)
 		return;
-	skel->rodata->korc_text_lo = k->text_lo;
-	skel->rodata->korc_text_hi = k->text_hi;
-	skel->rodata->korc_ip_table = k->ip_table;
-	skel->rodata->korc_table = k->table;
-	skel->rodata->korc_tramp0 = k->tramp[0];
-	skel->rodata->korc_tramp1 = k->tramp[1];
-	skel->rodata->korc_n = k->n;
 	skel->rodata->korc_max = k->max_frames < LT_MAX_KERNEL ? k->max_frames : LT_MAX_KERNEL;
 	skel->rodata->kstack_check = k->check != 0;
+}
+
+void sampler__set_korc(struct sampler *s, const struct sampler_korc *k)
+{
+	struct sampler_bpf__bss *b = s->skel->bss;
+
+	if (!k->n || !s->skel->rodata->korc_max)
+		return;
+	b->korc_text_lo = k->text_lo;
+	b->korc_text_hi = k->text_hi;
+	b->korc_ip_table = k->ip_table;
+	b->korc_table = k->table;
+	b->korc_tramp0 = k->tramp[0];
+	b->korc_tramp1 = k->tramp[1];
+	/* Last: a program that sees n sees the rest. */
+	__atomic_store_n(&b->korc_n, k->n, __ATOMIC_RELEASE);
 }
 
 static int load(struct sampler *s, const struct sampler_opts *o, char *err, size_t errlen)
@@ -259,7 +269,7 @@ static int load(struct sampler *s, const struct sampler_opts *o, char *err, size
 	s->skel->rodata->capture_every = o->capture_every;
 	s->skel->rodata->wakeup_bytes = s->ring_bytes / 4;
 	s->skel->rodata->min_block_ns = o->min_block_ns;
-	set_korc(s->skel, &o->korc);
+	set_korc_mode(s->skel, &o->korc);
 	/* The off-CPU programs hold a walk each: verified only when used. */
 	bpf_program__set_autoload(s->skel->progs.switch_task, o->offcpu);
 	bpf_program__set_autoload(s->skel->progs.syscall_done, o->offcpu);

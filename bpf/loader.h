@@ -23,7 +23,9 @@ struct tables;
 struct tmodel;
 
 /* The core kernel's ORC tables, for the sampler's own walk of kernel stacks
-** (unwind/korc.h); n 0: the kernel's unwinder takes them all. */
+** (unwind/korc.h): max_frames and check at the load (max_frames 0: the walk is
+** left out), the tables once it runs (sampler__set_korc); until then, or with n
+** 0, the kernel's unwinder takes every kernel stack. */
 struct sampler_korc {
 	uint64_t text_lo, text_hi;	/* _stext, _etext */
 	uint64_t ip_table;		/* __start_orc_unwind_ip */
@@ -44,7 +46,7 @@ struct sampler_opts {
 	unsigned capture_every;	/* capture mode: every Nth sample; 0: off */
 	int offcpu;		/* also time blocked (sched_switch, sys_exit): -e offcpu, wall */
 	uint64_t min_block_ns;	/* off-CPU: shorter blocks are counted, not walked */
-	struct sampler_korc korc;	/* the kernel walk's tables */
+	struct sampler_korc korc;	/* the kernel walk's settings (max_frames, check) */
 	sampler_fn on_sample;
 	capture_fn on_capture;
 	void *ctx;
@@ -54,6 +56,10 @@ struct sampler_opts {
 int sampler__open(const struct sampler_opts *o, struct sampler **out, char *err, size_t errlen);
 /* Stop sampling; samples already in the ring buffer can still be polled. */
 void sampler__detach(struct sampler *s);
+/* Where the kernel's ORC tables are (cli/kstack.h), once the sampler runs: from
+** then on its own walk takes the kernel stacks. Nothing when k->n is 0 or the
+** walk was left out at the load. */
+void sampler__set_korc(struct sampler *s, const struct sampler_korc *k);
 /* Stop sampling and free everything; NULL is fine. */
 void sampler__delete(struct sampler *s);
 /* A file descriptor that polls readable when the ring buffer fills up; samples

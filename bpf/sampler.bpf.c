@@ -896,13 +896,20 @@ static __always_inline void send_sample(struct sampler_walk *sw)
 
 /* -- Kernel stacks (unwind/korc.h) -------------------------------------------- */
 
-/* Set by the loader from /proc/kallsyms (0: the kernel's unwinder only). */
-const volatile __u64 korc_text_lo = 0, korc_text_hi = 0;	/* _stext, _etext */
-const volatile __u64 korc_ip_table = 0;	/* __start_orc_unwind_ip: sorted s32, relative */
-const volatile __u64 korc_table = 0;	/* __start_orc_unwind: 6-byte entries */
-const volatile __u64 korc_tramp0 = 0, korc_tramp1 = 0;	/* return_to_handler, rethook's */
-const volatile __u32 korc_n = 0;	/* entries in the two tables */
-const volatile __u32 korc_max = 0;	/* frames at most (kernel.perf_event_max_stack) */
+/*
+** Where the kernel's ORC tables are: written by user space once the sampler is
+** attached (reading /proc/kallsyms for them takes 30 ms of CPU that the start-up
+** need not wait for), korc_n last; until then the kernel's unwinder takes every
+** kernel stack. Written once, from 0, and n is read first (x86 keeps the order).
+*/
+volatile __u64 korc_text_lo, korc_text_hi;	/* _stext, _etext */
+volatile __u64 korc_ip_table;	/* __start_orc_unwind_ip: sorted s32, relative */
+volatile __u64 korc_table;	/* __start_orc_unwind: 6-byte entries */
+volatile __u64 korc_tramp0, korc_tramp1;	/* return_to_handler, rethook's */
+volatile __u32 korc_n;		/* entries in the two tables */
+/* Set by the loader: 0 leaves the walk out of the program (LUATOP_KSTACK=kernel,
+** a kernel older than 6.4); else the frames at most (kernel.perf_event_max_stack). */
+const volatile __u32 korc_max = 0;
 const volatile __u32 kstack_check = 0;	/* walk both ways and count the differences */
 
 /* Counters indexed by enum lt_kstat, summed over CPUs by user space. */
@@ -1130,7 +1137,7 @@ static __always_inline void kernel_stack(struct bpf_perf_event_data *ctx, struct
 {
 	long n = -1, m;
 
-	if (korc_n)
+	if (korc_max && korc_n)
 		n = korc_walk(ctx->regs.rip, ctx->regs.rsp, ctx->regs.rbp, ctx->regs.cs, kstack_check);
 	if (n >= 0 && !kstack_check) {
 		kstat(LT_KSTAT_ORC);

@@ -65,12 +65,9 @@ static int tables_ok(const uint64_t *a)
 	return n < (1u << 24) && a[S_ORC_END] - a[S_ORC] == n * ORC_ENTRY;
 }
 
-int kstack__korc(struct sampler_korc *k)
+int kstack__mode(struct sampler_korc *k)
 {
 	const char *mode = secure_getenv("LUATOP_KSTACK");
-	uint64_t a[S__COUNT];
-	char *buf = NULL;
-	size_t len = 0;
 
 	memset(k, 0, sizeof(*k));
 	if (mode && *mode && strcmp(mode, "orc") && strcmp(mode, "kernel") && strcmp(mode, "check")) {
@@ -79,21 +76,30 @@ int kstack__korc(struct sampler_korc *k)
 	}
 	if ((mode && !strcmp(mode, "kernel")) || !orc_format_known())
 		return 0;
-	if (readfile__all("/proc/kallsyms", KALLSYMS_MAX, &buf, &len))
-		return 0;
+	k->max_frames = max_stack();
+	k->check = mode && !strcmp(mode, "check");
+	return 0;
+}
+
+void kstack__tables(struct sampler_korc *k)
+{
+	uint64_t a[S__COUNT];
+	char *buf = NULL;
+	size_t len = 0;
+
+	if (!k->max_frames || readfile__all("/proc/kallsyms", KALLSYMS_MAX, &buf, &len))
+		return;
 	kallsyms__find(buf, len, names, a, S__COUNT);
 	free(buf);
 	if (!tables_ok(a)) {
 		lt_log(LT_LOG_DEBUG, "kernel stacks: no ORC tables in /proc/kallsyms, the kernel unwinds them");
-		return 0;
+		return;
 	}
-	*k = (struct sampler_korc){
-		.text_lo = a[S_STEXT], .text_hi = a[S_ETEXT],
-		.ip_table = a[S_IP], .table = a[S_ORC],
-		.tramp = { a[S_GRAPH], a[S_RETHOOK] },
-		.n = (uint32_t)((a[S_IP_END] - a[S_IP]) / 4),
-		.max_frames = max_stack(),
-		.check = mode && !strcmp(mode, "check"),
-	};
-	return 0;
+	k->text_lo = a[S_STEXT];
+	k->text_hi = a[S_ETEXT];
+	k->ip_table = a[S_IP];
+	k->table = a[S_ORC];
+	k->tramp[0] = a[S_GRAPH];
+	k->tramp[1] = a[S_RETHOOK];
+	k->n = (uint32_t)((a[S_IP_END] - a[S_IP]) / 4);
 }

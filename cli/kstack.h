@@ -8,13 +8,19 @@
 #include "bpf/loader.h"
 
 /*
-** Fill k from /proc/kallsyms on Linux 6.4 and later (the ORC entry format the
-** sampler reads); k->n 0 leaves every kernel stack to the kernel's unwinder:
-** an older kernel, hidden addresses, a table missing. LUATOP_KSTACK=kernel
-** asks for that; LUATOP_KSTACK=check walks both ways and counts the
-** differences (-v); orc (or unset) is the default. -1 (and a logged error)
-** for another value.
+** The walk's settings, at the start: on Linux 6.4 and later (the ORC entry
+** format the sampler reads) k->max_frames is kernel.perf_event_max_stack, else
+** 0 and the kernel's unwinder takes every kernel stack, as LUATOP_KSTACK=kernel
+** asks; LUATOP_KSTACK=check walks both ways and counts the differences (-v);
+** orc (or unset) is the default. -1 (and a logged error) for another value.
 */
-int kstack__korc(struct sampler_korc *k);
+int kstack__mode(struct sampler_korc *k);
+
+/*
+** Where the tables are, from /proc/kallsyms (30 ms of CPU: called once the
+** sampler runs, for sampler__set_korc); k->n stays 0 when they are not there
+** (hidden addresses, a table missing) or k->max_frames is 0.
+*/
+void kstack__tables(struct sampler_korc *k);
 
 #endif

@@ -514,7 +514,7 @@ static int run(struct session *s)
 	if (collector__set_events(s->collector, o->output || o->event == EV_CPU ?
 				  1u << o->event : (1u << EV__COUNT) - 1, o->freq))
 		return die(1, "out of memory");
-	if (set_trace_rule(s->collector) || kstack__korc(&s->korc))
+	if (set_trace_rule(s->collector) || kstack__mode(&s->korc))
 		return EXIT_USAGE;
 	s->start_ns = session__now();	/* the output's name may need the time */
 	s->start_wall_ns = session__wall();
@@ -548,6 +548,10 @@ static int run(struct session *s)
 	s->cut_ns = s->start_ns + (uint64_t)(o->every * 1e9);
 	if (o->duration)
 		s->end_ns = s->start_ns + (uint64_t)(o->duration * 1e9);
+	/* The kernel stacks' tables: 30 ms of reading /proc/kallsyms that the
+	** start-up need not wait for (the kernel unwinds until they are set). */
+	kstack__tables(&s->korc);
+	sampler__set_korc(s->sampler, &s->korc);
 	lt_log(LT_LOG_DEBUG, "ring buffer: %zu KiB", sampler__ring_bytes(s->sampler) >> 10);
 	lt_log(LT_LOG_DEBUG, "sampling from %.3f s after the start (loading the sampler and tables)",
 	       (double)(s->start_ns - launch_ns) / 1e9);

@@ -32,7 +32,7 @@ struct session {
 	unsigned ntargets;
 	struct tmodel *model;		/* the traced processes and their files */
 	struct sampler *sampler;
-	struct sampler_korc korc;	/* the kernel walk's tables (cli/kstack.h) */
+	struct sampler_korc korc;	/* the kernel walk's settings and tables (cli/kstack.h) */
 	struct collector *collector;
 	volatile sig_atomic_t *stop;	/* set by SIGINT/SIGTERM */
 	int alloc_failed;		/* the collector ran out of memory */
