@@ -44,7 +44,7 @@ section "Ingest live, JIT-heavy workloads (bench/ingest.sh)"
 sh "$top/bench/ingest.sh" "$([ "$q" = 1 ] && echo 1 || echo 3)" 3 999
 
 section "More busy threads than CPUs (bench/load.sh): lost samples and --duration"
-if [ "$q" = 1 ]; then sh "$top/bench/load.sh" 200 3 999 1; else sh "$top/bench/load.sh" 200 10 999 3; fi
+if [ "$q" = 1 ]; then bash "$top/bench/load.sh" 200 3 999 1; else bash "$top/bench/load.sh" 200 10 999 3; fi
 
 section "Live view frame time (bench/tui.sh)"
 sh "$top/bench/tui.sh"
