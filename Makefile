@@ -94,6 +94,22 @@ $(OUT)/bench/spinners $(OUT)/bench/switches: $(OUT)/bench/%: bench/%.c | $(OUT)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -pthread $< -o $@
 
+# bench/irq_cost: a BPF program of its own, on the running kernel's types.
+$(OUT)/vmlinux.h: | $(OUT)
+	$(call msg,GEN,$@)
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
+
+$(OUT)/bench/irq_cost.bpf.o: bench/irq_cost.bpf.c bench/irq_cost.h $(OUT)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -I$(OUT) -c $< -o $@
+
+$(OUT)/bench/irq_cost: $(OUT)/bench/irq_cost.skel.h
+
+$(OUT)/bench/%.skel.h: $(OUT)/bench/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $*_bpf > $@
+
 $(OUT)/bench/%: bench/%.c $(CORE_OBJS) | $(OUT)
 	$(call msg,LINK,$@)
 	$(Q)mkdir -p $(@D)

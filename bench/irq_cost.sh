@@ -1,0 +1,74 @@
+#!/bin/sh
+# What each profiler costs on the sampled CPU, per sample, in one run: a LuaJIT
+# workload pinned to CPU 0 sampled at HZ by perf record (no call chains: the
+# floor), perf record --call-graph dwarf and luatop, all three at once (pinned to
+# CPU 1), while .output/bench/irq_cost times every sampling interrupt on CPU 0
+# from the timer tracepoints (bench/irq_cost.bpf.c). The three share the same
+# seconds, so the host's noise falls on each alike; the side-by-side ratios of
+# target CPU time (bench/overhead.sh) move by several points from round to round,
+# these by a few percent. Prints per round and kind the samples, mean, median and
+# p90 ns, and luatop's cost above the floor in points of the sampled CPU:
+# (luatop's mean - the floor's mean) x HZ. What it does not see: the interrupt's
+# entry and exit (the same for all) and what a profiler leaves in the caches.
+#
+#   sh bench/irq_cost.sh [SECONDS] [HZ] [ROUNDS]       (as root, after make)
+#   WORKLOAD="luajit bench/fixed_pure.lua 1000000 /dev/null" sh bench/irq_cost.sh
+#       another workload (it must run SECONDS + 5 s at least)
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+secs=${1:-5} hz=${2:-999} rounds=${3:-3}
+luatop=$top/.output/luatop
+wl=${WORKLOAD:-luajit $top/tests/workloads/clib.lua $((secs + 30))}
+tmp=$(mktemp -d)
+pids=''
+trap 'for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM HUP
+make -C "$top" -s .output/luatop .output/bench/irq_cost
+command -v perf >/dev/null || { echo "irq_cost.sh: needs perf" >&2; exit 1; }
+[ "$(nproc)" -ge 2 ] || { echo "irq_cost.sh: needs 2 CPUs" >&2; exit 1; }
+
+echo "sampling interrupts on the target's CPU at $hz Hz, $secs s a round ($(uname -r)): $wl"
+printf "%-6s %-6s %8s %8s %8s %8s\n" round kind samples "mean ns" "median" "p90"
+for r in $(seq "$rounds"); do
+	# shellcheck disable=SC2086 # the workload is a command line
+	taskset -c 0 $wl >/dev/null 2>&1 &
+	target=$!
+	pids="$target"
+	sleep 0.5
+	taskset -c 1 perf record -q -F "$hz" -p "$target" -o "$tmp/floor.data" >/dev/null 2>&1 &
+	pids="$pids $!"
+	if [ "${DWARF:-1}" = 1 ]; then
+		taskset -c 1 perf record -q -F "$hz" --call-graph dwarf -p "$target" \
+			-o "$tmp/dwarf.data" >/dev/null 2>&1 &
+		pids="$pids $!"
+	fi
+	taskset -c 1 "$luatop" -F "$hz" -p "$target" --duration $((secs + 5)) -o /dev/null \
+		2>"$tmp/lt.err" &
+	pids="$pids $!"
+	sleep 2
+	taskset -c 1 "$top/.output/bench/irq_cost" "$secs" 0 >"$tmp/round" ||
+		{ echo "irq_cost.sh: irq_cost failed" >&2; exit 1; }
+	for p in $pids; do kill -INT "$p" 2>/dev/null || true; done
+	for p in $pids; do wait "$p" 2>/dev/null || true; done
+	pids=''
+	awk -v r="$r" -v hz="$hz" '{ printf "%-6s %-6s %8d %8d %8d %8d\n", r, $1, $2, $3, $4, $5
+		mean[$1] = $3 }
+		END { if (("bpf" in mean) && ("floor" in mean))
+			printf "%-6s luatop above the floor: %+.0f ns a sample, %+.2f points at %d Hz%s\n",
+				r, mean["bpf"] - mean["floor"], (mean["bpf"] - mean["floor"]) * hz / 1e7,
+				hz, ("dwarf" in mean) ? sprintf("; perf dwarf %+.0f ns, %+.2f points",
+				mean["dwarf"] - mean["floor"], (mean["dwarf"] - mean["floor"]) * hz / 1e7) : "" }' \
+		"$tmp/round" | tee -a "$tmp/all"
+done
+# The rounds' medians: luatop's and perf dwarf's points above the floor.
+awk '/luatop above the floor/ { l[++n] = $10 + 0
+	if ($0 ~ /dwarf/) d[n] = $(NF - 1) + 0 }
+	function median(a, k,   i, j, t) {
+		for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+		return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
+	END { if (!n) exit
+		below = 0; for (i = 1; i <= n; i++) if ((i in d) && l[i] < d[i]) below++
+		printf "median of %d rounds: luatop %+.2f points above the floor", n, median(l, n)
+		if (length(d)) printf ", perf dwarf %+.2f; luatop below perf dwarf in %d of %d", median(d, n), below, n
+		printf "\n" }' "$tmp/all"
