@@ -28,19 +28,8 @@ struct {
 	__type(value, struct irq_kind_stats);
 } stats SEC(".maps");
 
-/* The callback in progress on only_cpu: callbacks do not nest on one CPU. */
-struct open_call {
-	__u64 timer;
-	__u64 t0;
-	__u32 kind;
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct open_call);
-} open SEC(".maps");
+/* The callback in progress on only_cpu (callbacks do not nest on one CPU). */
+struct open_call open_call;
 
 /* The kind of the perf event whose hrtimer this is. */
 static __always_inline __u32 kind_of(struct hrtimer *t)
@@ -61,42 +50,34 @@ static __always_inline __u32 kind_of(struct hrtimer *t)
 SEC("tp_btf/hrtimer_expire_entry")
 int BPF_PROG(timer_entry, struct hrtimer *t, ktime_t *now)
 {
-	__u32 zero = 0;
-	struct open_call *o;
-
 	if (bpf_get_smp_processor_id() != only_cpu || (__u64)t->function != swevent_fn)
 		return 0;
-	o = bpf_map_lookup_elem(&open, &zero);
-	if (!o)
-		return 0;
-	o->kind = kind_of(t);
-	o->timer = (__u64)t;
-	o->t0 = bpf_ktime_get_ns();
+	open_call.kind = kind_of(t);
+	open_call.timer = (__u64)t;
+	open_call.t0 = bpf_ktime_get_ns();
 	return 0;
 }
 
 SEC("tp_btf/hrtimer_expire_exit")
 int BPF_PROG(timer_exit, struct hrtimer *t)
 {
-	__u64 now = bpf_ktime_get_ns();
-	__u32 zero = 0, bucket;
+	__u64 now = bpf_ktime_get_ns(), took;
 	struct irq_kind_stats *s;
-	struct open_call *o;
+	__u32 kind, bucket;
 
-	if (bpf_get_smp_processor_id() != only_cpu)
+	if (bpf_get_smp_processor_id() != only_cpu || open_call.timer != (__u64)t)
 		return 0;
-	o = bpf_map_lookup_elem(&open, &zero);
-	if (!o || o->timer != (__u64)t)
-		return 0;
-	o->timer = 0;
-	s = bpf_map_lookup_elem(&stats, &o->kind);
+	open_call.timer = 0;
+	kind = open_call.kind;
+	took = now - open_call.t0;
+	s = bpf_map_lookup_elem(&stats, &kind);
 	if (!s)
 		return 0;
-	bucket = (__u32)((now - o->t0) / IRQ_BUCKET_NS);
+	bucket = (__u32)(took / IRQ_BUCKET_NS);
 	if (bucket >= IRQ_BUCKETS)
 		bucket = IRQ_BUCKETS - 1;
 	s->n++;
-	s->ns += now - o->t0;
+	s->ns += took;
 	s->hist[bucket]++;
 	return 0;
 }

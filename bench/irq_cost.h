@@ -20,4 +20,11 @@ struct irq_kind_stats {
 	__u64 hist[IRQ_BUCKETS];	/* their times, by IRQ_BUCKET_NS */
 };
 
+/* The callback being timed. */
+struct open_call {
+	__u64 timer;	/* its hrtimer; 0: none */
+	__u64 t0;	/* when it started */
+	__u32 kind;	/* enum irq_kind */
+};
+
 #endif
