@@ -231,6 +231,14 @@ struct sampler_walk {
 #define MEMO_BITS	12
 #define MEMO_GRAIN	6	/* bytes of code per key: 64 */
 
+/* The set of a code address in a CPU's part of a memo of 1 << bits sets, by
+** its (1 << grain)-byte granule (a Fibonacci hash: nearby granules spread).
+** The rule memo and the kernel's ORC memo both. */
+static __always_inline __u32 memo_key(__u32 cpu, __u64 addr, unsigned grain, unsigned bits)
+{
+	return (cpu << bits) | (__u32)(((addr >> grain) * 0x9e3779b97f4a7c15ull) >> (64 - bits));
+}
+
 struct rule_memo {
 	__u64 lo, hi;		/* the pcs [lo, hi) have this answer */
 	__u32 generation;	/* 0: empty */
@@ -241,7 +249,7 @@ struct rule_memo {
 };
 
 struct memo_set {
-	struct rule_memo way[2];	/* way[0] the one found last */
+	struct rule_memo way[2];	/* way[0] the one filled last */
 };
 
 struct {
@@ -293,8 +301,7 @@ static __always_inline int memo_find_rule(struct lt_walk *w, __u64 pc, struct lt
 					  __s64 *row)
 {
 	__u32 gen = ((struct sampler_walk *)w)->generation;
-	__u32 key = (w->s.cpu << MEMO_BITS) |
-		    (__u32)(((pc >> MEMO_GRAIN) * 0x9e3779b97f4a7c15ull) >> (64 - MEMO_BITS));
+	__u32 key = memo_key(w->s.cpu, pc, MEMO_GRAIN, MEMO_BITS);
 	struct memo_set *set = bpf_map_lookup_elem(&memo, &key);
 	struct rule_memo *m;
 	int rc;
@@ -933,6 +940,7 @@ static __always_inline void kstat(__u32 what)
 ** orc_lookup, is not in /proc/kallsyms): ~19 reads.
 */
 #define KMEMO_BITS	10
+#define KMEMO_GRAIN	4	/* bytes of kernel code per key: 16 */
 
 struct korc_memo {
 	__u64 lo, hi;		/* ips [lo, hi) have this entry; hi 0: empty */
@@ -940,7 +948,7 @@ struct korc_memo {
 };
 
 struct korc_set {
-	struct korc_memo way[2];	/* way[0] the one found last */
+	struct korc_memo way[2];	/* way[0] the one filled last */
 };
 
 struct {
@@ -1018,8 +1026,7 @@ static __always_inline int korc_lookup(__u64 ip, struct korc_memo *m)
 static __always_inline int korc_find(void *ctx, __u64 ip, struct lt_korc *o)
 {
 	struct sampler_walk *sw = ctx;
-	__u32 key = (sw->w.s.cpu << KMEMO_BITS) |
-		    (__u32)(((ip >> 4) * 0x9e3779b97f4a7c15ull) >> (64 - KMEMO_BITS));
+	__u32 key = memo_key(sw->w.s.cpu, ip, KMEMO_GRAIN, KMEMO_BITS);
 	struct korc_set *set = bpf_map_lookup_elem(&korc_memo, &key);
 	struct korc_memo *m;
 
