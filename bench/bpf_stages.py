@@ -53,7 +53,7 @@ static __always_inline long logged_read(void *ctx, void *dst, __u32 size, __u64 
      "	ST(9, bpf_ktime_get_ns() - t00);\n"),
     ("	size = lt_sample_pack(out, &w->s);",
      "	__u64 t0 = bpf_ktime_get_ns();\n\n	size = lt_sample_pack(out, &w->s);\n	ST_LAP(5);\n	ST(%d, size);" % BYTES),
-    ("			struct lt_uw_mapping map;\n", "			struct lt_uw_mapping map;\n\n			ST(%d, 1);\n" % MISSES),
+    ("		struct lt_uw_mapping map;\n", "		struct lt_uw_mapping map;\n\n		ST(%d, 1);\n" % MISSES),
     ("	flags = (w->s.flags & LT_SAMPLE_NEW_CODE) ||",
      "	ST_LAP(7);\n	flags = (w->s.flags & LT_SAMPLE_NEW_CODE) ||"),
     ("		count_drop(LT_DROP_RINGBUF_FULL);\n	if (capture_every && sw->capturing)\n		capture_end(sw);",

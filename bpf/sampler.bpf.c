@@ -213,23 +213,35 @@ struct sampler_walk {
 
 /*
 ** Rule memo: what lt_uw_find_rule answered for a pc, per CPU, in sets of two
-** by the pc's 64-byte granule, with the span of pcs the answer holds for (its
-** row's: lt_uw_rule_span). A search costs two bpf_loop binary searches and
-** three or four cache misses; a hit is one. A leaf's pc differs from sample
-** to sample but mostly stays in its row (a loop in a C function; the span of
-** JIT code is its whole mapping), so the span makes most leaves hits too, and
-** the second way keeps two rows that share a granule (luajit clib.lua: 2.3
-** misses a sample keyed by the pc; 0.8 with spans and one way).
+** ways, with the span of pcs the answer holds for (its row's:
+** lt_uw_rule_span). A search costs two bpf_loop binary searches and three or
+** four cache misses; a hit is one. A leaf's pc differs from sample to sample
+** but mostly stays in its row (a loop in a C function; the span of JIT code is
+** its whole mapping), so the span makes most leaves hits too.
+** Two keys: an answer spanning less than a page is kept in the set of the
+** pc's 64-byte granule, a wider one (JIT code, a long interpreter row) in the
+** set of the pc's page, so that one entry answers for a whole page of a trace
+** instead of one per granule. A lookup tries the granule's set, then the
+** page's. A hit in way[1] swaps the ways: way[0] is the one used last.
 ** The key holds the tables' generation, which user space makes new on every
 ** publish, so a rewrite or a reused slot never hits old entries.
+** Small on purpose: 128 sets a CPU, 8 KiB. This VM flushes the TLB on every
+** interrupt from user mode (PTI without PCID), so each 4 KiB page of vmalloc
+** memory a sample touches costs a page walk, ~100 ns, over 1 us when the page
+** tables went cold too; 4096 sets spread a sample's lookups over ~12 pages.
+** 8 KiB a CPU is 2 pages, and on up to 4 CPUs the whole map is small enough
+** for the kernel to take it from kmalloc, in the direct map's huge pages
+** (docs/PERFORMANCE.md, "The TLB"). With the page key, misses stay ~0.2 a
+** sample (luajit clib.lua; 0.1 with 4096 sets).
 ** A plain array, each CPU's entries at cpu << MEMO_BITS, not a per-CPU one:
 ** a per-CPU array's lookup first reads the element's pointer from a table of
 ** its own, a second cache miss per frame (the target's work between two
 ** samples leaves little of the sampler in the caches). Only the CPU itself
 ** writes its part, and never while its walk is in use (busy).
 */
-#define MEMO_BITS	12
-#define MEMO_GRAIN	6	/* bytes of code per key: 64 */
+#define MEMO_BITS	7
+#define MEMO_GRAIN	6	/* bytes of code per key of a narrow answer: 64 */
+#define MEMO_WIDE	12	/* per key of an answer spanning 4 KiB or more */
 
 /* The set of a code address in a CPU's part of a memo of 1 << bits sets, by
 ** its (1 << grain)-byte granule (a Fibonacci hash: nearby granules spread).
@@ -296,38 +308,58 @@ static __always_inline int memo_hit(const struct rule_memo *m, __u32 gen, __u32 
 	return m->generation == gen && m->slot == slot && pc >= m->lo && pc < m->hi;
 }
 
+/* The entry of set that answers for pc, moved to way[0]; NULL: none. */
+static __always_inline struct rule_memo *memo_in(struct memo_set *set, __u32 gen, __u32 slot,
+						 __u64 pc)
+{
+	struct rule_memo used;
+
+	if (memo_hit(&set->way[0], gen, slot, pc))
+		return &set->way[0];
+	if (!memo_hit(&set->way[1], gen, slot, pc))
+		return NULL;
+	used = set->way[1];
+	set->way[1] = set->way[0];
+	set->way[0] = used;
+	return &set->way[0];
+}
+
 /* lt_uw_find_rule through the memo (row: -1 on a hit; only fixtures use it). */
 static __always_inline int memo_find_rule(struct lt_walk *w, __u64 pc, struct lt_uw_rule *out,
 					  __s64 *row)
 {
 	__u32 gen = ((struct sampler_walk *)w)->generation;
 	__u32 key = memo_key(w->s.cpu, pc, MEMO_GRAIN, MEMO_BITS);
+	__u32 wkey = memo_key(w->s.cpu, pc, MEMO_WIDE, MEMO_BITS);
 	struct memo_set *set = bpf_map_lookup_elem(&memo, &key);
+	struct memo_set *wide = bpf_map_lookup_elem(&memo, &wkey);
 	struct rule_memo *m;
 	int rc;
 
-	if (!set || !gen)
+	if (!set || !wide || !gen)
 		return lt_uw_find_rule(NULL, w->slot, pc, out, row);
-	m = &set->way[1];
-	if (!memo_hit(m, gen, w->slot, pc)) {
-		m = &set->way[0];
-		if (!memo_hit(m, gen, w->slot, pc)) {
-			struct lt_uw_mapping map;
-			__u64 lo = pc, hi = pc + 1;
+	m = memo_in(set, gen, w->slot, pc);
+	if (!m)
+		m = memo_in(wide, gen, w->slot, pc);
+	if (!m) {
+		struct lt_uw_mapping map;
+		__u64 lo = pc, hi = pc + 1;
 
-			set->way[1] = *m;
-			rc = mru_mapping((struct sampler_walk *)w, pc, &map);
-			if (rc == LT_STOP__COUNT) {
-				rc = lt_uw_mapping_rule(NULL, &map, pc, out, row);
-				lt_uw_rule_span(NULL, &map, *row, pc, &lo, &hi);
-			}
-			m->lo = lo;
-			m->hi = hi;
-			m->generation = gen;
-			m->slot = (__u16)w->slot;
-			m->rc = (__u8)rc;
-			m->rule = rc == LT_STOP__COUNT ? *out : (struct lt_uw_rule){ 0 };
+		rc = mru_mapping((struct sampler_walk *)w, pc, &map);
+		if (rc == LT_STOP__COUNT) {
+			rc = lt_uw_mapping_rule(NULL, &map, pc, out, row);
+			lt_uw_rule_span(NULL, &map, *row, pc, &lo, &hi);
 		}
+		if (hi - lo >= 1ull << MEMO_WIDE)
+			set = wide;
+		set->way[1] = set->way[0];
+		m = &set->way[0];
+		m->lo = lo;
+		m->hi = hi;
+		m->generation = gen;
+		m->slot = (__u16)w->slot;
+		m->rc = (__u8)rc;
+		m->rule = rc == LT_STOP__COUNT ? *out : (struct lt_uw_rule){ 0 };
 	}
 	/* Hit or not, the answer comes from an entry: both ways leave the
 	** verifier the same state, explored once. */
@@ -938,8 +970,9 @@ static __always_inline void kstat(__u32 what)
 ** never changes, so an entry is good for the run. A lookup in the kernel's
 ** tables is a binary search over all of them (the kernel's own block index,
 ** orc_lookup, is not in /proc/kallsyms): ~19 reads.
+** 128 sets a CPU, 6 KiB: small for the TLB's sake, like the rule memo.
 */
-#define KMEMO_BITS	10
+#define KMEMO_BITS	7
 #define KMEMO_GRAIN	4	/* bytes of kernel code per key: 16 */
 
 struct korc_memo {
