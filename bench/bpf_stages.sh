@@ -53,5 +53,6 @@ while [ "$r" -lt "$rounds" ]; do
 	run "luajit2 JIT clib.lua" luajit "$top/tests/workloads/clib.lua" 60
 	run "luajit2 JIT demo.lua" luajit "$top/scripts/demo.lua" 60
 	run "luajit2 -joff demo.lua" luajit -joff "$top/scripts/demo.lua" 60
+	run "luajit2 JIT fixed.lua" luajit "$top/bench/fixed.lua" 1000000 /dev/null
 	r=$((r + 1))
 done
