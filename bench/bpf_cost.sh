@@ -202,6 +202,7 @@ if [ -x "$up" ]; then
 	measure "upstream JIT clib" "$up" "$top/tests/workloads/clib.lua" 900
 fi
 measure "luajit2 JIT demo (pure Lua)" luajit "$top/scripts/demo.lua" 900
+measure "luajit2 JIT fixed (page faults)" luajit "$top/bench/fixed.lua" 1000000 /dev/null
 measure "luajit2 JIT ffi" luajit "$top/tests/workloads/ffi.lua" 900
 measure "luajit2 -joff ffi" luajit -joff "$top/tests/workloads/ffi.lua" 900
 if [ -r /usr/include/luajit-2.1/lua.h ]; then	# Lua <-> C: a C host calling back and forth

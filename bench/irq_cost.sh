@@ -1,23 +1,28 @@
 #!/bin/sh
-# What each profiler costs on the sampled CPU, per sample, in one run: a LuaJIT
-# workload pinned to CPU 0 sampled at HZ by perf record (no call chains: the
-# floor), perf record --call-graph dwarf and luatop, all three at once (pinned to
+# What each profiler costs on the sampled CPU, per sample: a LuaJIT workload
+# pinned to CPU 0 sampled at HZ by perf record (no call chains: the floor) and,
+# in turn, by luatop and by perf record --call-graph dwarf (profilers pinned to
 # CPU 1), while .output/bench/irq_cost times every sampling interrupt on CPU 0
-# from the timer tracepoints (bench/irq_cost.bpf.c). The three share the same
-# seconds, so the host's noise falls on each alike; the side-by-side ratios of
-# target CPU time (bench/overhead.sh) move by several points from round to round,
-# these by a few percent. Prints per round and kind the samples, mean, median and
-# p90 ns, and luatop's cost above the floor in points of the sampled CPU:
-# (luatop's mean - the floor's mean) x HZ. What it does not see: the interrupt's
-# entry and exit (the same for all) and what a profiler leaves in the caches.
+# from the timer tracepoints (bench/irq_cost.bpf.c). Each profiler is measured
+# against the floor of its own seconds, so the host's noise falls on both alike;
+# the side-by-side ratios of target CPU time (bench/overhead.sh) move by several
+# points from round to round, these by a few percent. A round takes luatop and
+# perf dwarf in turn, the order alternating: perf dwarf copies 8 KB of stack a
+# sample and, run at once, evicts the caches the other's samples use (TOGETHER=1
+# runs all three at once all the same; DWARF=0 leaves perf dwarf out). Prints per
+# round and kind the samples, mean, median and p90 ns, and each profiler's cost
+# above its floor in points of the sampled CPU: (mean - the floor's mean) x HZ.
+# What it does not see: the interrupt's entry and exit (the same for all) and
+# what a profiler leaves in the caches for the target.
 #
 #   sh bench/irq_cost.sh [SECONDS] [HZ] [ROUNDS]       (as root, after make)
 #   WORKLOAD="luajit bench/fixed_pure.lua 1000000 /dev/null" sh bench/irq_cost.sh
 #       another workload (it must run SECONDS + 5 s at least)
+#   LUATOP=/path/luatop sh bench/irq_cost.sh    another build
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-5} hz=${2:-999} rounds=${3:-3}
-luatop=$top/.output/luatop
+luatop=${LUATOP:-$top/.output/luatop}
 wl=${WORKLOAD:-luajit $top/tests/workloads/clib.lua $((secs + 30))}
 tmp=$(mktemp -d)
 pids=''
@@ -28,8 +33,15 @@ command -v perf >/dev/null || { echo "irq_cost.sh: needs perf" >&2; exit 1; }
 [ "$(nproc)" -ge 2 ] || { echo "irq_cost.sh: needs 2 CPUs" >&2; exit 1; }
 
 echo "sampling interrupts on the target's CPU at $hz Hz, $secs s a round ($(uname -r)): $wl"
-printf "%-6s %-6s %8s %8s %8s %8s\n" round kind samples "mean ns" "median" "p90"
-for r in $(seq "$rounds"); do
+[ "${TOGETHER:-0}" = 1 ] && echo "(perf dwarf and luatop at once, each with the floor)" ||
+	echo "(perf dwarf and luatop in turn, each with the floor; TOGETHER=1 runs all three at once)"
+printf "%-6s %-11s %8s %8s %8s %8s\n" round kind samples "mean ns" "median" "p90"
+
+# leg KINDS: the workload on CPU 0 sampled by the floor and KINDS (dwarf,
+# luatop), each profiler on CPU 1, timed for $secs; irq_cost's lines are appended
+# to $tmp/round, the floor's named after the leg: floor_dwarf, floor_bpf or, with
+# all at once, both.
+leg() {
 	# shellcheck disable=SC2086 # the workload is a command line
 	taskset -c 0 $wl >/dev/null 2>&1 &
 	target=$!
@@ -37,27 +49,48 @@ for r in $(seq "$rounds"); do
 	sleep 0.5
 	taskset -c 1 perf record -q -F "$hz" -p "$target" -o "$tmp/floor.data" >/dev/null 2>&1 &
 	pids="$pids $!"
-	if [ "${DWARF:-1}" = 1 ]; then
+	case " $1 " in *" dwarf "*)
 		taskset -c 1 perf record -q -F "$hz" --call-graph dwarf -p "$target" \
 			-o "$tmp/dwarf.data" >/dev/null 2>&1 &
-		pids="$pids $!"
-	fi
-	taskset -c 1 "$luatop" -F "$hz" -p "$target" --duration $((secs + 5)) -o /dev/null \
-		2>"$tmp/lt.err" &
-	pids="$pids $!"
+		pids="$pids $!" ;;
+	esac
+	case " $1 " in *" luatop "*)
+		taskset -c 1 "$luatop" -F "$hz" -p "$target" --duration $((secs + 5)) -o /dev/null \
+			2>"$tmp/lt.err" &
+		pids="$pids $!" ;;
+	esac
 	sleep 2
-	taskset -c 1 "$top/.output/bench/irq_cost" "$secs" 0 >"$tmp/round" ||
+	taskset -c 1 "$top/.output/bench/irq_cost" "$secs" 0 >"$tmp/leg" ||
 		{ echo "irq_cost.sh: irq_cost failed" >&2; exit 1; }
 	for p in $pids; do kill -INT "$p" 2>/dev/null || true; done
 	for p in $pids; do wait "$p" 2>/dev/null || true; done
 	pids=''
-	awk -v r="$r" -v hz="$hz" '{ printf "%-6s %-6s %8d %8d %8d %8d\n", r, $1, $2, $3, $4, $5
+	case $1 in
+	"dwarf luatop") sed 's/^floor /floor_dwarf /; p; s/^floor_dwarf /floor_bpf /' "$tmp/leg" ;;
+	dwarf) sed 's/^floor /floor_dwarf /' "$tmp/leg" ;;
+	*) sed 's/^floor /floor_bpf /' "$tmp/leg" ;;
+	esac >>"$tmp/round"
+}
+
+for r in $(seq "$rounds"); do
+	: >"$tmp/round"
+	if [ "${TOGETHER:-0}" = 1 ]; then
+		leg "dwarf luatop"
+	elif [ "${DWARF:-1}" = 0 ]; then
+		leg luatop
+	elif [ $((r % 2)) = 1 ]; then
+		leg luatop; leg dwarf
+	else
+		leg dwarf; leg luatop
+	fi
+	awk -v r="$r" -v hz="$hz" '{ printf "%-6s %-11s %8d %8d %8d %8d\n", r, $1, $2, $3, $4, $5
 		mean[$1] = $3 }
-		END { if (("bpf" in mean) && ("floor" in mean))
+		END { if (("bpf" in mean) && ("floor_bpf" in mean))
 			printf "%-6s luatop above the floor: %+.0f ns a sample, %+.2f points at %d Hz%s\n",
-				r, mean["bpf"] - mean["floor"], (mean["bpf"] - mean["floor"]) * hz / 1e7,
+				r, mean["bpf"] - mean["floor_bpf"], (mean["bpf"] - mean["floor_bpf"]) * hz / 1e7,
 				hz, ("dwarf" in mean) ? sprintf("; perf dwarf %+.0f ns, %+.2f points",
-				mean["dwarf"] - mean["floor"], (mean["dwarf"] - mean["floor"]) * hz / 1e7) : "" }' \
+				mean["dwarf"] - mean["floor_dwarf"],
+				(mean["dwarf"] - mean["floor_dwarf"]) * hz / 1e7) : "" }' \
 		"$tmp/round" | tee -a "$tmp/all"
 done
 # The rounds' medians: luatop's and perf dwarf's points above the floor.

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "base/grow.h"
 #include "base/log.h"
 #include "bpf/loader.h"
 #include "bpf/tables.h"
@@ -38,6 +40,20 @@ struct sampler {
 	size_t ring_bytes;		/* size of the ring buffer */
 	capture_fn on_capture;
 	void *ctx;
+	int detached;			/* sampler__detach ran: no program runs */
+	int drained;			/* ... and the batches left were taken */
+	__u8 *recs;			/* this drain's sample records, packed ... */
+	size_t recs_len, recs_cap;
+	struct kept *kept;		/* ... and where each is, to hand on by time */
+	size_t nkept, kept_cap;
+};
+
+/* A sample record of this drain (in recs): the CPUs' batches arrive in the
+** order they were sent, so a drain hands its samples on in their time order. */
+struct kept {
+	__u64 time_ns;
+	size_t off;
+	__u32 size;
 };
 
 static const char *const drop_texts[] = {
@@ -71,6 +87,78 @@ static const char *priv_hint(int e)
 	       " (luatop needs root, or CAP_BPF, CAP_PERFMON and CAP_SYS_PTRACE)" : "";
 }
 
+/* Unpack the record rec of size bytes and hand it on. Never trust a count: a
+** record unpacks into a full struct only when its size matches its counts. */
+static int hand_on(struct sampler *s, const __u8 *rec, __u32 size)
+{
+	if (lt_sample_unpack(&s->sample, rec, size) || s->sample.type != LT_WIRE_SAMPLE)
+		return 0;
+	return s->on_sample ? s->on_sample(&s->sample, s->ctx) : 0;
+}
+
+/* Keep the record rec of size bytes for the end of this drain (deliver); out of
+** memory, hand it on now. */
+static int keep(struct sampler *s, const __u8 *rec, __u32 size)
+{
+	struct kept *k;
+
+	if (grow__room((void **)&s->kept, &s->kept_cap, s->nkept, sizeof(*s->kept)) ||
+	    grow__room((void **)&s->recs, &s->recs_cap, s->recs_len + size - 1, 1))
+		return hand_on(s, rec, size);
+	k = &s->kept[s->nkept++];
+	memcpy(&k->time_ns, rec + offsetof(struct lt_sample, time_ns), sizeof(k->time_ns));
+	k->off = s->recs_len;
+	k->size = size;
+	memcpy(s->recs + s->recs_len, rec, size);
+	s->recs_len += size;
+	return 0;
+}
+
+/* Keep each sample of a batch (struct lt_batch) of size bytes; a record whose
+** head does not give a size within the batch ends it. */
+static int on_batch(struct sampler *s, const __u8 *data, size_t size)
+{
+	const __u8 *p = data + LT_BATCH_HEAD, *end;
+	__u32 len, rec;
+	int rc = 0;
+
+	if (size < LT_BATCH_HEAD)
+		return 0;
+	memcpy(&len, data + offsetof(struct lt_batch, len), sizeof(len));
+	if (len > size - LT_BATCH_HEAD)
+		return 0;
+	for (end = p + len; p < end && rc >= 0; p += rec) {
+		rec = lt_sample_record_size(p, (__u32)(end - p));
+		if (!rec)
+			break;
+		rc = keep(s, p, rec);
+	}
+	return rc;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct kept *x = a, *y = b;
+
+	if (x->time_ns != y->time_ns)
+		return x->time_ns < y->time_ns ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;	/* one CPU's: as sent */
+}
+
+/* Hand on the samples kept in this drain, oldest first; the first error ends
+** it (what is left is dropped: it is later still). */
+static int deliver(struct sampler *s)
+{
+	int rc = 0;
+
+	qsort(s->kept, s->nkept, sizeof(*s->kept), by_time);
+	for (size_t i = 0; i < s->nkept && rc >= 0; i++)
+		rc = hand_on(s, s->recs + s->kept[i].off, s->kept[i].size);
+	s->nkept = 0;
+	s->recs_len = 0;
+	return rc;
+}
+
 static int on_ringbuf(void *ctx, void *data, size_t size)
 {
 	struct sampler *s = ctx;
@@ -79,13 +167,8 @@ static int on_ringbuf(void *ctx, void *data, size_t size)
 	if (size < sizeof(type))
 		return 0;
 	memcpy(&type, data, sizeof(type));
-	/* Never trust a short record or an unknown type: a sample record unpacks
-	** into a full struct only when its size matches its counts. */
-	if (type == LT_WIRE_SAMPLE) {
-		if (size > sizeof(s->sample) || lt_sample_unpack(&s->sample, data, (__u32)size))
-			return 0;
-		return s->on_sample ? s->on_sample(&s->sample, s->ctx) : 0;
-	}
+	if (type == LT_WIRE_BATCH)
+		return on_batch(s, data, size);
 	if (type == LT_WIRE_CAPTURE && size >= sizeof(struct lt_capture))
 		return s->on_capture ? s->on_capture(data, s->ctx) : 0;
 	return 0;
@@ -338,6 +421,8 @@ int sampler__open(const struct sampler_opts *o, struct sampler **out, char *err,
 
 void sampler__detach(struct sampler *s)
 {
+	if (s)
+		s->detached = 1;
 	for (int i = 0; s && i < 2; i++) {
 		bpf_link__destroy(s->off_links[i]);
 		s->off_links[i] = NULL;
@@ -359,6 +444,8 @@ void sampler__delete(struct sampler *s)
 	free(s->links);
 	free(s->pfds);
 	ring_buffer__free(s->rb);
+	free(s->recs);
+	free(s->kept);
 	tables__delete(s->tables);
 	sampler_bpf__destroy(s->skel);
 	free(s);
@@ -379,10 +466,54 @@ int sampler__wait(struct sampler *s, int timeout_ms)
 	return n;
 }
 
+/* Have each CPU send what its batch holds (flush in sampler.bpf.c): one
+** interrupt a CPU, so that every sample taken before now is in the ring. A
+** kernel without BPF_F_TEST_RUN_ON_CPU sends batches by their age only. */
+static void flush_batches(struct sampler *s)
+{
+	int fd = bpf_program__fd(s->skel->progs.flush);
+
+	for (int cpu = 0; cpu < s->ncpus; cpu++) {
+		LIBBPF_OPTS(bpf_test_run_opts, o, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = (__u32)cpu);
+
+		if (s->links[cpu])
+			bpf_prog_test_run_opts(fd, &o);
+	}
+}
+
+/* Once detached: what the CPUs' batches still hold, read from the map (no
+** program writes it any more). */
+static int drain_batches(struct sampler *s)
+{
+	size_t stride = (sizeof(struct lt_batch) + 7) & ~(size_t)7;
+	int fd = bpf_map__fd(s->skel->maps.batch), rc = 0;
+	__u8 *all = calloc((size_t)s->ncpus, stride);
+	__u32 zero = 0;
+
+	s->drained = 1;
+	if (!all || bpf_map_lookup_elem(fd, &zero, all)) {
+		free(all);
+		return 0;
+	}
+	for (int cpu = 0; cpu < s->ncpus && rc >= 0; cpu++)
+		rc = on_batch(s, all + (size_t)cpu * stride, sizeof(struct lt_batch));
+	free(all);
+	return rc;
+}
+
 int sampler__consume(struct sampler *s)
 {
+	int n, rc = 0;
+
 	/* The BPF side rarely wakes us (see sampler.bpf.c): take what is there. */
-	return ring_buffer__consume(s->rb);
+	if (!s->detached)
+		flush_batches(s);
+	n = ring_buffer__consume(s->rb);
+	if (n >= 0 && s->detached && !s->drained)
+		rc = drain_batches(s);
+	if (rc >= 0)
+		rc = deliver(s);
+	return n < 0 ? n : rc < 0 ? rc : n;
 }
 
 /* Each entry of a per-CPU array of n counters, summed over CPUs. */

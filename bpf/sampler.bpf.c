@@ -177,10 +177,9 @@ static __always_inline int korc_find(void *ctx, __u64 ip, struct lt_korc *o);
 struct sampler_walk {
 	struct lt_walk w;	/* first: the driver's reads get &w as their ctx */
 	__u64 count;		/* samples on this CPU, for capture_every */
-	__u64 sent;		/* samples sent from this CPU, for QUERY_EVERY */
 	__u32 generation;	/* of the tables this sample's slot holds */
 	__u8 capturing;		/* this sample is captured: log its reads */
-	__u8 busy;		/* an off-CPU walk is using this scratch */
+	__u8 busy;		/* an off-CPU walk or a flush is using this scratch */
 	struct lt_uregs u;	/* the sampled user registers (here, not on the BPF stack) */
 	__u64 Gt;		/* the thread's cached G when the walk began, 0 none */
 	__u64 stk_sp;		/* the sampled sp */
@@ -888,49 +887,87 @@ static __always_inline void walk_current(__u32 tgid, __u32 tid, __u32 slot)
 		walk_user(tgid, tid);
 }
 
-#define QUERY_EVERY	16	/* samples of a CPU between two looks at the ring's fill */
-
-/* The packed record of the sample being sent (wire/pack.h). */
+/* Each CPU's batch of samples on their way to the ring (struct lt_batch). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct lt_sample);
-} packed SEC(".maps");
+	__type(value, struct lt_batch);
+} batch SEC(".maps");
 
-/* Send the walked sample, packed to what it holds. */
+/*
+** Send the batch b holds to the ring and empty it. The ring's fill is asked
+** here, once a batch: the query reads the reader's position, a line the
+** reader's CPU writes. A wakeup costs more than the whole walk (an irq_work,
+** ~8 us in a VM): user space polls on a timer and is woken only when the ring
+** is filling up, or when code the tables do not know runs (wake: a library just
+** mapped, a new JIT area): until user space loads it, every sample there is cut
+** short, so it is told now, not at its next timer.
+*/
+static __always_inline void batch_send(struct lt_batch *b, int wake)
+{
+	__u64 size = LT_BATCH_HEAD + (__u64)b->len;
+	__u64 flags;
+
+	asm volatile("" : "+r"(size));
+	if (size > sizeof(*b))	/* for the verifier: len never exceeds the data */
+		size = sizeof(*b);
+	flags = wake || bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) > wakeup_bytes ?
+		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	b->type = LT_WIRE_BATCH;
+	if (bpf_ringbuf_output(&samples, b, size, flags))
+		counter_add(&drops, LT_DROP_RINGBUF_FULL, b->n);
+	b->len = 0;
+	b->n = 0;
+}
+
+/* Add the walked sample to this CPU's batch, packed to what it holds; send the
+** batch when it is due (struct lt_batch). */
 static __always_inline void send_sample(struct sampler_walk *sw)
 {
 	struct lt_walk *w = &sw->w;
-	__u8 *out = bpf_map_lookup_elem(&packed, &(__u32){ 0 });
-	__u32 size;
-	__u64 flags;
+	struct lt_batch *b = bpf_map_lookup_elem(&batch, &(__u32){ 0 });
+	__u64 off;
+	int wake;
 
-	if (!out) {
+	if (!b) {
 		count_drop(LT_DROP_NO_SCRATCH);
 		return;
 	}
-	size = lt_sample_pack(out, &w->s);
-	asm volatile("" : "+r"(size));
-	if (size > sizeof(w->s))	/* for the verifier: a record never exceeds it */
-		size = sizeof(w->s);
-	/* A wakeup per sample costs more than the whole walk (an irq_work,
-	** ~8 us in a VM): user space polls on a timer and is woken only when
-	** the ring fills up, or when code the tables do not know runs (a
-	** library just mapped, a new JIT area): until user space loads it, every
-	** sample there is cut short, so it is told now, not at its next timer.
-	** How full the ring is is asked every QUERY_EVERY samples of a CPU: the
-	** query reads the reader's position, a cache line the reader's CPU
-	** writes (150-300 ns here); the ring holds half a second, the delay is
-	** 16 ms at 999 Hz. */
-	flags = (w->s.flags & LT_SAMPLE_NEW_CODE) ||
-		(!(++sw->sent & (QUERY_EVERY - 1)) &&
-		 bpf_ringbuf_query(&samples, BPF_RB_AVAIL_DATA) > wakeup_bytes) ?
-		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
-	if (bpf_ringbuf_output(&samples, out, size, flags))
-		count_drop(LT_DROP_RINGBUF_FULL);
+	off = b->len;
+	asm volatile("" : "+r"(off));
+	if (off > LT_BATCH_BYTES - sizeof(w->s)) {	/* never: sent once past it */
+		batch_send(b, 0);
+		off = 0;
+	}
+	if (!b->n)
+		b->first_ns = w->s.time_ns;
+	b->len = off + lt_sample_pack(b->data + off, &w->s);
+	b->n++;
+	wake = (w->s.flags & LT_SAMPLE_NEW_CODE) != 0;
+	if (wake || sw->capturing || b->len > LT_BATCH_BYTES - sizeof(w->s) ||
+	    w->s.time_ns - b->first_ns >= LT_BATCH_AGE_NS)
+		batch_send(b, wake);
 	if (capture_every && sw->capturing)
 		capture_end(sw);
+}
+
+/* User space's periodic flush, run on each CPU (BPF_PROG_TEST_RUN): what a
+** batch holds goes out even when its CPU samples no more. A walk in progress
+** on this CPU (busy) sends it soon enough; while this sends, a CPU sample that
+** interrupts it finds the scratch busy and is counted as dropped. */
+SEC("raw_tp")
+int flush(void *ctx)
+{
+	struct sampler_walk *sw = bpf_map_lookup_elem(&scratch, &(__u32){ 0 });
+	struct lt_batch *b = bpf_map_lookup_elem(&batch, &(__u32){ 0 });
+
+	if (!sw || !b || sw->busy || !b->n)
+		return 0;
+	sw->busy = 1;
+	batch_send(b, 0);
+	sw->busy = 0;
+	return 0;
 }
 
 /* -- Kernel stacks (unwind/korc.h) -------------------------------------------- */

@@ -69,6 +69,25 @@ lt_sample_pack(__u8 *out, const struct lt_sample *s)
 }
 
 /*
+** The size of the record at rec, from its head, when avail bytes hold all of
+** it; else 0 (too short, or counts past their arrays). A batch's records are
+** found one after the other so (struct lt_batch).
+*/
+static inline __u32 lt_sample_record_size(const void *rec, __u32 avail)
+{
+	struct lt_sample head;
+	__u32 size;
+
+	if (avail < LT_SAMPLE_HEAD)
+		return 0;
+	__builtin_memcpy(&head, rec, LT_SAMPLE_HEAD);
+	if (head.n_user > LT_MAX_USER || head.n_kernel > LT_MAX_KERNEL || head.n_lua > LT_MAX_LUA)
+		return 0;
+	size = lt_sample_packed_size(head.n_user, head.n_kernel, head.n_lua, head.trace_T != 0);
+	return size <= avail ? size : 0;
+}
+
+/*
 ** Unpack the record rec of size bytes into s. 0, or -1 when it is not one
 ** whole record (a count past its array, a size that does not match the
 ** counts): s is then unspecified. Arrays past their counts are left as they

@@ -98,3 +98,41 @@ Test(wire_pack, records_that_do_not_match_their_counts_are_refused)
 	memset(rec + offsetof(struct lt_sample, trace_T), 0, 8);	/* now 120 bytes too long */
 	cr_assert_eq(lt_sample_unpack(&out, rec, size), -1, "trace flag");
 }
+
+/* A batch's records are found one after another from their heads. */
+Test(wire_pack, a_batch_is_walked_record_by_record)
+{
+	static const unsigned shapes[][4] = { { 12, 0, 3, 1 }, { 6, 20, 0, 0 }, { 0, 0, 0, 0 } };
+	static __u8 batch[3 * sizeof(struct lt_sample)];
+	__u32 sizes[3], len = 0, off = 0;
+
+	for (unsigned i = 0; i < 3; i++) {
+		fill(shapes[i][0], shapes[i][1], shapes[i][2], (int)shapes[i][3]);
+		sizes[i] = lt_sample_pack(batch + len, &in);
+		len += sizes[i];
+	}
+	for (unsigned i = 0; i < 3; i++) {
+		__u32 rec_size = lt_sample_record_size(batch + off, len - off);
+
+		cr_assert_eq(rec_size, sizes[i], "record %u", i);
+		cr_assert_eq(lt_sample_unpack(&out, batch + off, rec_size), 0);
+		cr_assert_eq(out.n_user, shapes[i][0]);
+		cr_assert_eq(out.n_kernel, shapes[i][1]);
+		off += rec_size;
+	}
+	cr_assert_eq(off, len);
+}
+
+Test(wire_pack, a_record_cut_short_or_past_its_arrays_has_no_size)
+{
+	__u32 size;
+
+	fill(10, 2, 4, 1);
+	size = lt_sample_pack(rec, &in);
+	cr_assert_eq(lt_sample_record_size(rec, size), size);
+	cr_assert_eq(lt_sample_record_size(rec, size - 1), 0, "cut short");
+	cr_assert_eq(lt_sample_record_size(rec, LT_SAMPLE_HEAD - 1), 0, "no head");
+	in.n_user = LT_MAX_USER + 1;
+	memcpy(rec, &in, LT_SAMPLE_HEAD);
+	cr_assert_eq(lt_sample_record_size(rec, sizeof(rec)), 0, "count past its array");
+}
