@@ -13,7 +13,7 @@ import sys
 # "stack windows" is the time copying them, inside the two walk stages.
 STAGES = [(12, "entry"), (1, "regs"), (13, "G cache"), (2, "stack windows"),
           (3, "LuaJIT + Lua frames"), (4, "native walk"),
-          (6, "kernel stack"), (5, "pack"), (8, "ring query and output"), (9, "whole sample")]
+          (6, "kernel stack"), (5, "pack"), (8, "batch: add, send (ring query and output)"), (9, "whole sample")]
 READS, FRAMES, MISSES, BYTES = 10, 11, 14, 15
 
 PROBES = [
@@ -51,13 +51,12 @@ static __always_inline long logged_read(void *ctx, void *dst, __u32 size, __u64 
     ("		kernel_stack(ctx, sw);\n	send_sample(sw);\n",
      "		kernel_stack(ctx, sw);\n	ST_LAP(6);\n	send_sample(sw);\n"
      "	ST(9, bpf_ktime_get_ns() - t00);\n"),
-    ("	size = lt_sample_pack(out, &w->s);",
-     "	__u64 t0 = bpf_ktime_get_ns();\n\n	size = lt_sample_pack(out, &w->s);\n	ST_LAP(5);\n	ST(%d, size);" % BYTES),
+    ("	b->len = off + lt_sample_pack(b->data + off, &w->s);\n",
+     "	__u64 t0 = bpf_ktime_get_ns();\n\n	b->len = off + lt_sample_pack(b->data + off, &w->s);\n"
+     "	ST_LAP(5);\n	ST(%d, b->len - off);\n" % BYTES),
     ("		struct lt_uw_mapping map;\n", "		struct lt_uw_mapping map;\n\n		ST(%d, 1);\n" % MISSES),
-    ("	flags = (w->s.flags & LT_SAMPLE_NEW_CODE) ||",
-     "	ST_LAP(7);\n	flags = (w->s.flags & LT_SAMPLE_NEW_CODE) ||"),
-    ("		count_drop(LT_DROP_RINGBUF_FULL);\n	if (capture_every && sw->capturing)\n		capture_end(sw);",
-     "		count_drop(LT_DROP_RINGBUF_FULL);\n	ST_LAP(8);\n	if (capture_every && sw->capturing)\n		capture_end(sw);"),
+    ("		batch_send(b, wake);\n	if (capture_every && sw->capturing)\n		capture_end(sw);",
+     "		batch_send(b, wake);\n	ST_LAP(8);\n	if (capture_every && sw->capturing)\n		capture_end(sw);"),
 ]
 
 
