@@ -3,8 +3,9 @@
 # whose BPF program sums, per CPU sample, the time of each stage (registers, stack
 # window, LuaJIT state and Lua frames, native walk, kernel stack, packing, the
 # batch: adding to it, sending it) and counts its user-memory reads
-# (bench/bpf_stages.py instruments a copy; luatop itself is never built so). Each workload pinned to
-# CPU 0, luatop to CPU 1, at 999 Hz. As root, after make; needs python3.
+# (bench/bpf_stages.py instruments a copy; luatop itself is never built so).
+# Each workload pinned to CPU 0, luatop to CPU 1, at 999 Hz. As root, after
+# make; needs python3.
 #
 #   sh bench/bpf_stages.sh [SECONDS] [ROUNDS]
 #
