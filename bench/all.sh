@@ -14,7 +14,7 @@ if [ "$q" = 1 ]; then sh "$top/bench/overhead.sh" 2 500 99 999; else sh "$top/be
 section "Target overhead, fixed work in user space (WORKLOAD=bench/fixed_pure.lua bench/overhead.sh)"
 if [ "$q" = 1 ]; then WORKLOAD=$top/bench/fixed_pure.lua sh "$top/bench/overhead.sh" 2 3000 99 999
 else WORKLOAD=$top/bench/fixed_pure.lua sh "$top/bench/overhead.sh" 7 20000 99 999; fi
-section "Sampling interrupt per sample, all three profilers at once (bench/irq_cost.sh)"
+section "Sampling interrupt per sample: luatop, then perf dwarf, each beside perf's floor (bench/irq_cost.sh)"
 for w in "$top/tests/workloads/clib.lua 60" "$top/bench/fixed_pure.lua 1000000 /dev/null" \
 	"$top/bench/fixed.lua 1000000 /dev/null"; do
 	for hz in 99 999; do
