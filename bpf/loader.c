@@ -473,7 +473,7 @@ static void flush_batches(struct sampler *s)
 {
 	int fd = bpf_program__fd(s->skel->progs.flush);
 
-	for (int cpu = 0; cpu < s->ncpus; cpu++) {
+	for (int cpu = 0; s->links && cpu < s->ncpus; cpu++) {
 		LIBBPF_OPTS(bpf_test_run_opts, o, .flags = BPF_F_TEST_RUN_ON_CPU, .cpu = (__u32)cpu);
 
 		if (s->links[cpu])
