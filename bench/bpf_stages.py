@@ -43,10 +43,10 @@ static __always_inline long logged_read(void *ctx, void *dst, __u32 size, __u64 
     ("	if (capture_every)\n		capture_begin(", "	ST_LAP(13);\n	if (capture_every)\n		capture_begin("),
     ("	lt_walk_begin(w, &sw->u, cfg, G0, Gt != 0);\n", "	lt_walk_begin(w, &sw->u, cfg, G0, Gt != 0);\n	ST_LAP(3);\n"),
     ("	lt_walk_user(&sw->w);\n", "	__u64 t0 = bpf_ktime_get_ns();\n\n	lt_walk_user(&sw->w);\n	ST_LAP(4);\n	ST(%d, sw->w.s.n_user);\n" % FRAMES),
-    ("	__u64 id = bpf_get_current_pid_tgid();\n	__u32 tgid = id >> 32, zero = 0, *slot;\n",
-     "	__u64 te = bpf_ktime_get_ns();\n	__u64 id = bpf_get_current_pid_tgid();\n	__u32 tgid = id >> 32, zero = 0, *slot;\n"),
-    ("	walk_current(tgid, (__u32)id, *slot);\n",
-     "	__u64 t0 = bpf_ktime_get_ns(), t00 = te;\n\n	ST(12, t0 - te);\n	walk_current(tgid, (__u32)id, *slot);\n"
+    ("	__u64 id = bpf_get_current_pid_tgid();\n	__u32 tgid = id >> 32, zero = 0;\n",
+     "	__u64 te = bpf_ktime_get_ns();\n	__u64 id = bpf_get_current_pid_tgid();\n	__u32 tgid = id >> 32, zero = 0;\n"),
+    ("	walk_current(tgid, (__u32)id, target);\n",
+     "	__u64 t0 = bpf_ktime_get_ns(), t00 = te;\n\n	ST(12, t0 - te);\n	walk_current(tgid, (__u32)id, target);\n"
      "	ST(0, 1);\n	t0 = bpf_ktime_get_ns();\n"),
     ("		kernel_stack(ctx, sw);\n	send_sample(sw);\n",
      "		kernel_stack(ctx, sw);\n	ST_LAP(6);\n	send_sample(sw);\n"

@@ -23,12 +23,13 @@ const volatile __u64 wakeup_bytes = 1 << 20;	/* wake the reader past this much d
 #define LT_MAX_ROWS_DEFAULT	(1u << 20)
 #define LT_MAX_RULES		(1u << 16)
 
-/* tgid -> slot in uw_procs, for each process being profiled. */
+/* tgid -> its slot in uw_procs and the slot's generation, for each process
+** being profiled. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, LT_MAX_TARGETS);
 	__type(key, __u32);
-	__type(value, __u32);
+	__type(value, struct lt_uw_target);
 } targets SEC(".maps");
 
 /* Two slots per target: user space rewrites the idle one, then flips targets[]. */
@@ -706,14 +707,6 @@ static __always_inline int user_regs(struct lt_uregs *u)
 	return 0;
 }
 
-/* The generation of the tables in uw_procs[slot], 0 if none. */
-static __always_inline __u32 tables_generation(__u32 slot)
-{
-	const struct lt_uw_proc *p = bpf_map_lookup_elem(&uw_procs, &slot);
-
-	return p ? p->generation : 0;
-}
-
 /* The thread's last validated global_State, 0 if none. */
 static __always_inline __u64 cached_G(__u32 tid)
 {
@@ -802,14 +795,15 @@ static __always_inline void capture_end(struct sampler_walk *sw)
 }
 
 /*
-** The start of a walk of the current thread (of tgid, in uw_procs slot slot)
-** into the scratch's sample: the header, the user registers, the LuaJIT state
-** and the running coroutine's Lua frames. 1 when the user stack is to be
-** walked next (walk_user). The walk is two global functions, each verified
-** once however many programs and places call it, called one after the other
-** so that their BPF stack frames never add up in one chain of calls.
+** The start of a walk of the current thread (of tgid, whose tables are in
+** uw_procs slot slot, of that generation) into the scratch's sample: the
+** header, the user registers, the LuaJIT state and the running coroutine's Lua
+** frames. 1 when the user stack is to be walked next (walk_user). The walk is
+** two global functions, each verified once however many programs and places
+** call it, called one after the other so that their BPF stack frames never add
+** up in one chain of calls.
 */
-__attribute__((noinline)) int walk_begin(__u32 tgid, __u32 tid, __u32 slot)
+__attribute__((noinline)) int walk_begin(__u32 tgid, __u32 tid, __u32 slot, __u32 generation)
 {
 	__u32 zero = 0;
 	struct sampler_walk *sw = bpf_map_lookup_elem(&scratch, &zero);
@@ -828,7 +822,7 @@ __attribute__((noinline)) int walk_begin(__u32 tgid, __u32 tid, __u32 slot)
 	w->s.cpu = bpf_get_smp_processor_id();
 	w->s.time_ns = bpf_ktime_get_ns();
 	w->slot = slot;
-	sw->generation = tables_generation(w->slot);
+	sw->generation = generation;
 	sw->capturing = 0;
 	sw->stk_n = 0;
 	sw->stk_top = 0;
@@ -881,9 +875,11 @@ __attribute__((noinline)) int walk_user(__u32 tgid, __u32 tid)
 
 /* Walk the current thread into the scratch's sample. The kernel stack and the
 ** event are the caller's. */
-static __always_inline void walk_current(__u32 tgid, __u32 tid, __u32 slot)
+static __always_inline void walk_current(__u32 tgid, __u32 tid, const struct lt_uw_target *t)
 {
-	if (walk_begin(tgid, tid, slot))
+	struct lt_uw_target at = *t;	/* one word: a publish meanwhile gives old or new */
+
+	if (walk_begin(tgid, tid, at.slot, at.generation))
 		walk_user(tgid, tid);
 }
 
@@ -1237,11 +1233,12 @@ SEC("perf_event")
 int sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32, zero = 0, *slot;
+	__u32 tgid = id >> 32, zero = 0;
+	const struct lt_uw_target *target;
 	struct sampler_walk *sw;
 
-	slot = bpf_map_lookup_elem(&targets, &tgid);
-	if (!slot)
+	target = bpf_map_lookup_elem(&targets, &tgid);
+	if (!target)
 		return 0;
 	sw = bpf_map_lookup_elem(&scratch, &zero);
 	if (!sw) {
@@ -1254,7 +1251,7 @@ int sample(struct bpf_perf_event_data *ctx)
 		count_drop(LT_DROP_BUSY);
 		return 0;
 	}
-	walk_current(tgid, (__u32)id, *slot);
+	walk_current(tgid, (__u32)id, target);
 	sw->w.s.event = LT_EVENT_CPU;
 	sw->w.s.weight_ns = 0;
 	/* Interrupted in user mode: there is no kernel stack to walk. */
@@ -1389,7 +1386,8 @@ SEC("tp_btf/sys_exit")
 int syscall_done(__u64 *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid(), pc, sp, blocked;
-	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0, *slot, nk;
+	__u32 tgid = id >> 32, tid = (__u32)id, zero = 0, nk;
+	const struct lt_uw_target *target;
 	struct sampler_walk *sw;
 	struct block *b = block_of((struct task_struct *)bpf_get_current_task_btf(), 0);
 
@@ -1408,10 +1406,10 @@ int syscall_done(__u64 *ctx)
 		offstat_add(LT_OFF_SHORT_NS, blocked);
 		return 0;
 	}
-	slot = bpf_map_lookup_elem(&targets, &tgid);
+	target = bpf_map_lookup_elem(&targets, &tgid);
 	sw = bpf_map_lookup_elem(&scratch, &zero);
-	if (!slot || !sw) {
-		count_drop(slot ? LT_DROP_NO_SCRATCH : LT_DROP_NO_TARGET_SLOT);
+	if (!target || !sw) {
+		count_drop(target ? LT_DROP_NO_SCRATCH : LT_DROP_NO_TARGET_SLOT);
 		return 0;
 	}
 	/* A tracing program runs with migration disabled, not preemption: the
@@ -1424,11 +1422,11 @@ int syscall_done(__u64 *ctx)
 	offstat_add(LT_OFF_BLOCKS, 1);
 	offstat_add(LT_OFF_BLOCKED_NS, blocked);
 	sw->busy = 1;
-	walk_current(tgid, tid, *slot);
+	walk_current(tgid, tid, target);
 	/* The thread's G was unknown until its walk met a VM frame: walk again with
 	** it (a thread that blocks without ever running Lua on a sampling tick). */
 	if (sw->w.found_G && !sw->w.s.G)
-		walk_current(tgid, tid, *slot);
+		walk_current(tgid, tid, target);
 	sw->w.s.event = LT_EVENT_OFFCPU;
 	sw->w.s.weight_ns = blocked;
 	sw->w.s.n_kernel = nk < LT_MAX_KERNEL ? (__u16)nk : LT_MAX_KERNEL;

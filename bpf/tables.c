@@ -4,7 +4,8 @@
 ** The rows and rules arrays are mmapped and only ever appended to, so the BPF
 ** program never sees a half-written row it could reach. Each target has two
 ** slots in the procs array: a sync writes the idle one, then flips the
-** target's entry in the targets hash (an atomic replace) to point at it.
+** target's entry in the targets hash (an atomic replace) to point at it,
+** with the generation the slot now has (struct lt_uw_target).
 */
 #include <errno.h>
 #include <stdio.h>
@@ -308,7 +309,9 @@ static int publish(struct tables *t, struct tb_proc *p, struct lt_uw_proc *up)
 	up->generation = ++t->generation ? t->generation : ++t->generation;
 	if (bpf_map_update_elem(t->maps.procs_fd, &slot, up, BPF_ANY))
 		return -errno;
-	if (bpf_map_update_elem(t->maps.targets_fd, &tgid, &slot, BPF_ANY))
+	if (bpf_map_update_elem(t->maps.targets_fd, &tgid,
+				&(struct lt_uw_target){ .slot = slot, .generation = up->generation },
+				BPF_ANY))
 		return -errno;
 	p->active = !p->active;
 	free(p->cur);

@@ -13,7 +13,7 @@ struct tables;
 
 /* File descriptors and sizes of the sampler's unwind maps. */
 struct tables_maps {
-	int targets_fd;		/* tgid -> slot */
+	int targets_fd;		/* tgid -> struct lt_uw_target */
 	int procs_fd;		/* slot -> struct lt_uw_proc */
 	int rows_fd;		/* mmapable array of struct lt_uw_row */
 	int rules_fd;		/* mmapable array of struct lt_uw_rule */

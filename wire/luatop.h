@@ -325,6 +325,16 @@ struct lt_uw_proc {
 	struct lt_uw_mapping m[LT_MAX_MAPPINGS];
 };
 
+/* A target's entry in the targets hash: the uw_procs slot the sampler reads and
+** that slot's generation, replaced together by one update at every publish, so
+** that a sample learns both from the one lookup it needs anyway (the generation
+** sat in the slot's 12 KB struct: one more line on a vmalloc page a sample). One
+** aligned 8-byte word: read whole. */
+struct lt_uw_target {
+	__u32 slot;
+	__u32 generation;	/* uw_procs[slot].generation */
+} __attribute__((aligned(8)));
+
 /* -- LuaJIT facts (user space -> BPF map, one per target) -------------------- */
 
 /* What the sampler needs of a process's LuaJIT build (one VM per process). */
@@ -366,6 +376,7 @@ _Static_assert(sizeof(struct lt_uw_mapping) == 48, "lt_uw_mapping layout");
 _Static_assert(sizeof(struct lt_uw_pidx) == 8, "lt_uw_pidx: an array map's element stride");
 _Static_assert(sizeof(struct lt_uw_proc) == 8 + 48 * LT_MAX_MAPPINGS, "lt_uw_proc layout");
 _Static_assert(sizeof(struct lt_lua_cfg) == 80, "lt_lua_cfg layout");
+_Static_assert(sizeof(struct lt_uw_target) == 8, "lt_uw_target: one word");
 
 _Static_assert((LT_MAX_USER & (LT_MAX_USER - 1)) == 0, "LT_MAX_USER: a power of two");
 _Static_assert((LT_MAX_LUA & (LT_MAX_LUA - 1)) == 0, "LT_MAX_LUA: a power of two");
