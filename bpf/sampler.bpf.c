@@ -998,23 +998,30 @@ static __always_inline void kstat(__u32 what)
 }
 
 /*
-** The ORC entries found, per CPU, in sets of two by the ip's 16-byte granule,
-** with the span of ips each holds for (to the next entry's ip): kernel code
-** never changes, so an entry is good for the run. A lookup in the kernel's
-** tables is a binary search over all of them (the kernel's own block index,
-** orc_lookup, is not in /proc/kallsyms): ~19 reads.
-** 128 sets a CPU, 6 KiB: small for the TLB's sake, like the rule memo.
+** The ORC entries found, per CPU, in sets of four by the ip's 16-byte granule,
+** each with the span of ips it holds for (to the next entry's ip, cut to the
+** core kernel's text): kernel code never changes, so an entry is good for the
+** run. A lookup in the kernel's tables is a binary search over all of them
+** (the kernel's own block index, orc_lookup, is not in /proc/kallsyms): ~19
+** reads of lines the target's work evicted, ~2 us. An entry is 16 bytes (the
+** span as offsets into the text), a set one 64-byte line: 128 sets a CPU hold
+** 512 entries in 8 KiB, small for the TLB's sake like the rule memo. Two ways
+** of 24 bytes missed on ~3% of the frames of fixed.lua's page faults, whose
+** stacks meet a few hundred distinct ips; 2048 sets of two only on the first
+** sight of each (docs/PERFORMANCE.md, "The ORC memo").
 */
 #define KMEMO_BITS	7
 #define KMEMO_GRAIN	4	/* bytes of kernel code per key: 16 */
+#define KMEMO_WAYS	4
 
 struct korc_memo {
-	__u64 lo, hi;		/* ips [lo, hi) have this entry; hi 0: empty */
+	__u32 lo;		/* ips text_lo + [lo, lo + len) have this entry */
+	__u32 len;		/* 0: empty */
 	__u64 raw;		/* its 6 bytes */
 };
 
 struct korc_set {
-	struct korc_memo way[2];	/* way[0] the one filled last */
+	struct korc_memo way[KMEMO_WAYS];	/* way[0] the one used last */
 };
 
 struct {
@@ -1067,51 +1074,70 @@ static long korc_search_cb(__u32 i, void *arg)
 	return 0;
 }
 
-/* The entry of ip from the kernel's tables, into *m with its span: 0, or -1. */
+/* The entry of ip from the kernel's tables, into *m with its span in the core
+** kernel's text (ip is in it): 0, or -1. */
 static __always_inline int korc_lookup(__u64 ip, struct korc_memo *m)
 {
 	struct korc_search s = { .ip = ip, .lo = 0, .hi = korc_n, .found = -1 };
-	__u64 raw = 0, next = korc_text_hi;
+	__u64 raw = 0, lo, hi = korc_text_hi, text = korc_text_lo;
 	__u32 f;
 
 	bpf_loop(LT_SEARCH_CALLS(24), korc_search_cb, &s, 0);
 	if (s.found < 0 || s.lo < s.hi)
 		return -1;
 	f = (__u32)s.found;
-	if (korc_ip_of(f, &m->lo) ||
+	if (korc_ip_of(f, &lo) ||
 	    bpf_probe_read_kernel(&raw, LT_KORC_ENTRY_SIZE,
 				  (const void *)(unsigned long)(korc_table + (__u64)LT_KORC_ENTRY_SIZE * f)) ||
-	    (f + 1 < korc_n && korc_ip_of(f + 1, &next)))
+	    (f + 1 < korc_n && korc_ip_of(f + 1, &hi)))
 		return -1;
-	m->hi = next;
+	if (lo < text)
+		lo = text;
+	if (hi > korc_text_hi)
+		hi = korc_text_hi;
+	if (hi <= lo || hi - text > 0xffffffffull)
+		return -1;
+	m->lo = (__u32)(lo - text);
+	m->len = (__u32)(hi - lo);
 	m->raw = raw;
 	return 0;
 }
 
-/* LT_KORC_FIND: the ORC entry of ip, through this CPU's memo. */
+/* Does memo entry m hold for the ip at offset off into the text? */
+static __always_inline int korc_hit(const struct korc_memo *m, __u32 off)
+{
+	return off - m->lo < m->len;
+}
+
+/* LT_KORC_FIND: the ORC entry of ip (in the core kernel's text: the walk
+** checked), through this CPU's memo; a hit moves to way[0], a miss fills it. */
 static __always_inline int korc_find(void *ctx, __u64 ip, struct lt_korc *o)
 {
 	struct sampler_walk *sw = ctx;
 	__u32 key = memo_key(sw->w.s.cpu, ip, KMEMO_GRAIN, KMEMO_BITS);
 	struct korc_set *set = bpf_map_lookup_elem(&korc_memo, &key);
-	struct korc_memo *m;
+	__u32 off = (__u32)(ip - korc_text_lo);
+	struct korc_memo found;
+	int i;
 
 	if (!set)
 		return -1;
-	m = &set->way[1];
-	if (!(ip >= m->lo && ip < m->hi)) {
-		m = &set->way[0];
-		if (!(ip >= m->lo && ip < m->hi)) {
-			set->way[1] = *m;
-			if (korc_lookup(ip, m)) {
-				m->hi = 0;
-				return -1;
-			}
-			if (!(ip >= m->lo && ip < m->hi))
-				return -1;
-		}
+	for (i = 0; i < KMEMO_WAYS; i++)
+		if (korc_hit(&set->way[i], off))
+			break;
+	if (i < KMEMO_WAYS) {
+		found = set->way[i];
+	} else {
+		if (korc_lookup(ip, &found) || !korc_hit(&found, off))
+			return -1;
+		i = KMEMO_WAYS - 1;
 	}
-	*o = lt_korc_decode(m->raw);
+#pragma unroll
+	for (int j = KMEMO_WAYS - 1; j > 0; j--)
+		if (j <= i)
+			set->way[j] = set->way[j - 1];
+	set->way[0] = found;
+	*o = lt_korc_decode(found.raw);
 	return 0;
 }
 
