@@ -46,6 +46,7 @@ struct sampler {
 	size_t recs_len, recs_cap;
 	struct kept *kept;		/* ... and where each is, to hand on by time */
 	size_t nkept, kept_cap;
+	__u8 whole[sizeof(struct lt_sample)];	/* a record with its trace header put back */
 };
 
 /* A sample record of this drain (in recs): the CPUs' batches arrive in the
@@ -114,11 +115,44 @@ static int keep(struct sampler *s, const __u8 *rec, __u32 size)
 	return 0;
 }
 
+/* Keep the record rec of size bytes, with the trace header hdr put back if it
+** left it out (wire/pack.h); one that refers to none in its batch is dropped. */
+static int keep_whole(struct sampler *s, const __u8 *rec, __u32 size, const __u8 *hdr)
+{
+	__u16 flags;
+
+	memcpy(&flags, rec + offsetof(struct lt_sample, flags), sizeof(flags));
+	if (!(flags & LT_SAMPLE_HDR_AS_BEFORE))
+		return keep(s, rec, size);
+	if (!hdr)
+		return 0;
+	size = lt_sample_restore_hdr(s->whole, rec, size, hdr);
+	return size ? keep(s, s->whole, size) : 0;
+}
+
+/* The trace headers a batch's records carry, in order, to find the one a
+** record that left its own out refers to. */
+struct batch_hdrs {
+	__u32 n;
+	struct { __u64 T; const __u8 *at; } h[LT_BATCH_BYTES / LT_SAMPLE_HEAD + 1];
+};
+
+/* The latest header of trace T in the batch so far, or NULL. */
+static const __u8 *batch_hdr_of(const struct batch_hdrs *b, __u64 T)
+{
+	for (__u32 i = b->n; i-- > 0;)
+		if (b->h[i].T == T)
+			return b->h[i].at;
+	return NULL;
+}
+
 /* Keep each sample of a batch (struct lt_batch) of size bytes; a record whose
 ** head does not give a size within the batch ends it. */
 static int on_batch(struct sampler *s, const __u8 *data, size_t size)
 {
 	const __u8 *p = data + LT_BATCH_HEAD, *end;
+	struct batch_hdrs hdrs;
+	struct lt_sample head;
 	__u32 len, rec;
 	int rc = 0;
 
@@ -127,11 +161,19 @@ static int on_batch(struct sampler *s, const __u8 *data, size_t size)
 	memcpy(&len, data + offsetof(struct lt_batch, len), sizeof(len));
 	if (len > size - LT_BATCH_HEAD)
 		return 0;
+	hdrs.n = 0;
 	for (end = p + len; p < end && rc >= 0; p += rec) {
 		rec = lt_sample_record_size(p, (__u32)(end - p));
 		if (!rec)
 			break;
-		rc = keep(s, p, rec);
+		memcpy(&head, p, LT_SAMPLE_HEAD);
+		rc = keep_whole(s, p, rec, batch_hdr_of(&hdrs, head.trace_T));
+		if (lt_sample_has_hdr(head.trace_T, head.flags) &&
+		    hdrs.n < sizeof(hdrs.h) / sizeof(hdrs.h[0])) {
+			hdrs.h[hdrs.n].T = head.trace_T;
+			hdrs.h[hdrs.n++].at = p + lt_sample_hdr_offset(head.n_user, head.n_kernel,
+									 head.n_lua);
+		}
 	}
 	return rc;
 }

@@ -174,6 +174,13 @@ static __always_inline int korc_find(void *ctx, __u64 ip, struct lt_korc *o);
 */
 #define MRU_MAPS	4
 
+/* A trace header a record of this CPU's batch carries (wire/pack.h). */
+struct hdr_seen {
+	__u64 T;		/* its trace: the latest header of T in the batch */
+	__u32 off;		/* where it is in the batch's data */
+	__u32 seq;		/* the batch's seq: a batch sent since, it is gone */
+};
+
 /* The walk state, with what only the sampler keeps. */
 struct sampler_walk {
 	struct lt_walk w;	/* first: the driver's reads get &w as their ctx */
@@ -209,6 +216,7 @@ struct sampler_walk {
 	__u32 kw_check;			/* it records into kcheck, not the sample */
 	__u32 kw_pad;
 	__u64 kcheck[LT_MAX_KERNEL];	/* check mode: the ORC walk's frames */
+	struct hdr_seen hdr[2];	/* trace headers in this CPU's batch; [0] the one used last */
 };
 
 /*
@@ -915,6 +923,63 @@ static __always_inline void batch_send(struct lt_batch *b, int wake)
 		counter_add(&drops, LT_DROP_RINGBUF_FULL, b->n);
 	b->len = 0;
 	b->n = 0;
+	b->seq++;
+}
+
+/* Is the trace header the sample read the same as the one at off in batch b,
+** in every byte user space reads (a trace flushed and another built at the
+** same address differs)? Not the first nine bytes: the GC's link and mark
+** change with every GC cycle, and nothing reads them. */
+#define HDR_SAME_FROM	9	/* GCHeader.gct: the first byte luatop reads */
+
+static __always_inline int hdr_same(const struct lt_batch *b, __u64 off, const __u64 *now)
+{
+	asm volatile("" : "+r"(off));
+	if (off > LT_BATCH_BYTES - LT_TRACE_HDR)
+		return 0;
+#pragma unroll
+	for (int i = HDR_SAME_FROM / 8; i < LT_TRACE_HDR / 8; i++) {
+		__u64 x = *(const __u64 *)(b->data + off + 8 * i) ^ now[i];
+
+		if (i == HDR_SAME_FROM / 8)
+			x >>= 8 * (HDR_SAME_FROM % 8);
+		if (x)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+** The sample about to be packed at off in batch b: when it runs a trace whose
+** header a record of the batch carries unchanged, it leaves it out
+** (LT_SAMPLE_HDR_AS_BEFORE, wire/pack.h); else its record carries it and is the
+** one to refer to for that trace. Two traces are kept: a CPU's samples in JIT
+** code often alternate between two (fixed.lua's as often as they stay in one).
+** Never for a captured sample, whose replay compares it whole.
+*/
+static __always_inline void hdr_share(struct sampler_walk *sw, const struct lt_batch *b, __u64 off)
+{
+	struct lt_sample *s = &sw->w.s;
+	struct hdr_seen *h = sw->hdr, seen;
+	int i = -1;
+
+	if (!s->trace_T)
+		return;
+	if (h[0].seq == b->seq && h[0].T == s->trace_T)
+		i = 0;
+	else if (h[1].seq == b->seq && h[1].T == s->trace_T)
+		i = 1;
+	if (i >= 0 && b->n && !sw->capturing && hdr_same(b, h[i].off, (const __u64 *)s->trace_hdr)) {
+		s->flags |= LT_SAMPLE_HDR_AS_BEFORE;
+		seen = h[i];
+	} else {
+		seen = (struct hdr_seen){ .T = s->trace_T, .seq = b->seq,
+					  .off = (__u32)off + lt_sample_hdr_offset(s->n_user, s->n_kernel,
+										   s->n_lua) };
+	}
+	if (i != 0)
+		h[1] = h[0];
+	h[0] = seen;
 }
 
 /* Add the walked sample to this CPU's batch, packed to what it holds; send the
@@ -938,7 +1003,9 @@ static __always_inline void send_sample(struct sampler_walk *sw)
 	}
 	if (!b->n)
 		b->first_ns = w->s.time_ns;
+	hdr_share(sw, b, off);
 	b->len = off + lt_sample_pack(b->data + off, &w->s);
+	w->s.flags &= ~LT_SAMPLE_HDR_AS_BEFORE;
 	b->n++;
 	wake = (w->s.flags & LT_SAMPLE_NEW_CODE) != 0;
 	if (wake || sw->capturing || b->len > LT_BATCH_BYTES - sizeof(w->s) ||

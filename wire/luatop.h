@@ -48,7 +48,10 @@
 #define LT_SAMPLE_NO_G		0x10	/* LuaJIT process, but no global_State known for the thread */
 #define LT_SAMPLE_LUA_TRUNC	0x20	/* Lua walk ended early (more frames than lua[], or a bad frame) */
 #define LT_SAMPLE_NEW_CODE	0x40	/* a pc in no mapping the tables know: re-read the maps */
-#define LT_SAMPLE_FLAGS_ALL	0x7f
+#define LT_SAMPLE_HDR_AS_BEFORE	0x80	/* in a batch only: trace_hdr left out, the same as
+					   that of the latest record before it in the batch
+					   that carries one of the same trace_T */
+#define LT_SAMPLE_FLAGS_ALL	0xff
 
 /* What one Lua frame is (lt_lua_frame.kind). */
 enum lt_lua_kind {
@@ -178,7 +181,8 @@ struct lt_lua_frame {
 **   +---------------------------------------------------------------------------+
 **
 ** It crosses the ring buffer (and --record files) packed: the head, then each
-** array cut to its count, trace_hdr only when trace_T is set (wire/pack.h).
+** array cut to its count, trace_hdr only when trace_T is set (wire/pack.h) and,
+** in a batch, no record before it carries the same (LT_SAMPLE_HDR_AS_BEFORE).
 */
 struct lt_sample {
 	__u32 type;			/* LT_WIRE_SAMPLE */
@@ -228,7 +232,7 @@ struct lt_batch {
 	__u32 type;			/* LT_WIRE_BATCH */
 	__u32 len;			/* bytes of records in data[] */
 	__u32 n;			/* records in data[] */
-	__u32 pad;
+	__u32 seq;			/* batches this CPU sent before this one (wraps) */
 	__u64 first_ns;			/* time_ns of the first record */
 	__u8 data[LT_BATCH_BYTES];	/* packed samples */
 };

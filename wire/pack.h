@@ -6,6 +6,14 @@
 **   head (LT_SAMPLE_HEAD) | user[n_user] | kernel[n_kernel] | lua[n_lua] |
 **   trace_hdr (only when trace_T is set) | user_how[n_user]
 **
+** In a batch (struct lt_batch) a record whose trace header is the same as that
+** of the latest record before it that carries one of the same trace (trace_T)
+** leaves it out and says so (LT_SAMPLE_HDR_AS_BEFORE): 120 bytes less, and most
+** samples of a CPU in JIT code run one of the last two traces its samples ran.
+** The reader puts it back (lt_sample_restore_hdr) before anything else reads
+** the record; a batch is sent or lost whole, so the header it refers to is
+** always there.
+**
 ** A LuaJIT sample of 12 native and 3 Lua frames is ~400 bytes instead of the
 ** struct's 4.4 KB: the sampler's ring buffer output costs by the byte and by
 ** the page it touches (docs/PERFORMANCE.md).
@@ -45,12 +53,26 @@ lt_sample_packed_size(__u32 n_user, __u32 n_kernel, __u32 n_lua, int trace)
 	       (__u32)sizeof(struct lt_lua_frame) * n_lua + (trace ? LT_TRACE_HDR : 0);
 }
 
+/* Does a record with this head carry trace_hdr? */
+static inline __attribute__((always_inline)) int
+lt_sample_has_hdr(__u64 trace_T, __u16 flags)
+{
+	return trace_T && !(flags & LT_SAMPLE_HDR_AS_BEFORE);
+}
+
+/* Where trace_hdr starts in a record with these counts. */
+static inline __attribute__((always_inline)) __u32
+lt_sample_hdr_offset(__u32 n_user, __u32 n_kernel, __u32 n_lua)
+{
+	return LT_SAMPLE_HEAD + 8 * n_user + 8 * n_kernel + (__u32)sizeof(struct lt_lua_frame) * n_lua;
+}
+
 /* Pack s into out (room for sizeof(struct lt_sample)); returns the record's size. */
 static inline __attribute__((always_inline)) __u32
 lt_sample_pack(__u8 *out, const struct lt_sample *s)
 {
 	__u64 nu = s->n_user, nk = s->n_kernel, nl = s->n_lua, off = LT_SAMPLE_HEAD;
-	__u64 tr = s->trace_T ? LT_TRACE_HDR : 0;
+	__u64 tr = lt_sample_has_hdr(s->trace_T, s->flags) ? LT_TRACE_HDR : 0;
 
 	LT_PACK_CLAMP(nu, LT_MAX_USER);
 	LT_PACK_CLAMP(nk, LT_MAX_KERNEL);
@@ -83,14 +105,43 @@ static inline __u32 lt_sample_record_size(const void *rec, __u32 avail)
 	__builtin_memcpy(&head, rec, LT_SAMPLE_HEAD);
 	if (head.n_user > LT_MAX_USER || head.n_kernel > LT_MAX_KERNEL || head.n_lua > LT_MAX_LUA)
 		return 0;
-	size = lt_sample_packed_size(head.n_user, head.n_kernel, head.n_lua, head.trace_T != 0);
+	size = lt_sample_packed_size(head.n_user, head.n_kernel, head.n_lua,
+				     lt_sample_has_hdr(head.trace_T, head.flags));
 	return size <= avail ? size : 0;
+}
+
+/*
+** The record rec of size bytes (lt_sample_record_size) with the trace header
+** hdr put back, into out (room for sizeof(struct lt_sample)), when it left it
+** out (LT_SAMPLE_HDR_AS_BEFORE); else rec as it is. Its new size; 0 when rec
+** is not one whole record.
+*/
+static inline __u32 lt_sample_restore_hdr(__u8 *out, const __u8 *rec, __u32 size,
+					  const __u8 *hdr)
+{
+	struct lt_sample head;
+	__u32 at;
+
+	if (!size || lt_sample_record_size(rec, size) != size)
+		return 0;
+	__builtin_memcpy(&head, rec, LT_SAMPLE_HEAD);
+	if (!lt_sample_has_hdr(head.trace_T, 0) || lt_sample_has_hdr(head.trace_T, head.flags)) {
+		__builtin_memcpy(out, rec, size);
+		return size;
+	}
+	at = lt_sample_hdr_offset(head.n_user, head.n_kernel, head.n_lua);
+	head.flags &= (__u16)~LT_SAMPLE_HDR_AS_BEFORE;
+	__builtin_memcpy(out, &head, LT_SAMPLE_HEAD);
+	__builtin_memcpy(out + LT_SAMPLE_HEAD, rec + LT_SAMPLE_HEAD, at - LT_SAMPLE_HEAD);
+	__builtin_memcpy(out + at, hdr, LT_TRACE_HDR);
+	__builtin_memcpy(out + at + LT_TRACE_HDR, rec + at, size - at);
+	return size + LT_TRACE_HDR;
 }
 
 /*
 ** Unpack the record rec of size bytes into s. 0, or -1 when it is not one
 ** whole record (a count past its array, a size that does not match the
-** counts): s is then unspecified. Arrays past their counts are left as they
+** counts, a trace header left out): s is then unspecified. Arrays past their counts are left as they
 ** were, but trace_hdr is zeroed when the record has none.
 */
 static inline int lt_sample_unpack(struct lt_sample *s, const void *rec, __u32 size)
@@ -101,6 +152,7 @@ static inline int lt_sample_unpack(struct lt_sample *s, const void *rec, __u32 s
 		return -1;
 	__builtin_memcpy(s, rec, LT_SAMPLE_HEAD);
 	if (s->n_user > LT_MAX_USER || s->n_kernel > LT_MAX_KERNEL || s->n_lua > LT_MAX_LUA ||
+	    (s->flags & LT_SAMPLE_HDR_AS_BEFORE) ||
 	    size != lt_sample_packed_size(s->n_user, s->n_kernel, s->n_lua, s->trace_T != 0))
 		return -1;
 	__builtin_memcpy(s->user, in, 8 * (__u32)s->n_user);
