@@ -93,9 +93,12 @@ for r in $(seq "$rounds"); do
 				(mean["dwarf"] - mean["floor_dwarf"]) * hz / 1e7) : "" }' \
 		"$tmp/round" | tee -a "$tmp/all"
 done
-# The rounds' medians: luatop's and perf dwarf's points above the floor.
+# The rounds' medians: luatop's and perf dwarf's points above the floor, and
+# the floor's own mean: it tells the host's phase (0.6-1 us quiet on this VM,
+# 1.3-2.7 us slow), which stretches every profiler's cost alike.
 awk '/luatop above the floor/ { l[++n] = $10 + 0
 	if ($0 ~ /dwarf/) d[n] = $(NF - 1) + 0 }
+	$2 == "floor_bpf" { f[++m] = $4 + 0 }
 	function median(a, k,   i, j, t) {
 		for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
 			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
@@ -104,4 +107,5 @@ awk '/luatop above the floor/ { l[++n] = $10 + 0
 		below = 0; for (i = 1; i <= n; i++) if ((i in d) && l[i] < d[i]) below++
 		printf "median of %d rounds: luatop %+.2f points above the floor", n, median(l, n)
 		if (length(d)) printf ", perf dwarf %+.2f; luatop below perf dwarf in %d of %d", median(d, n), below, n
+		if (m) printf " (the floor: %.0f ns a sample)", median(f, m)
 		printf "\n" }' "$tmp/all"
