@@ -47,6 +47,7 @@ struct sampler {
 	struct kept *kept;		/* ... and where each is, to hand on by time */
 	size_t nkept, kept_cap;
 	__u8 whole[sizeof(struct lt_sample)];	/* a record with its trace header put back */
+	uint64_t bad_records;		/* records that did not parse (LT_DROP_BAD_RECORD) */
 };
 
 /* A sample record of this drain (in recs): the CPUs' batches arrive in the
@@ -92,8 +93,10 @@ static const char *priv_hint(int e)
 ** record unpacks into a full struct only when its size matches its counts. */
 static int hand_on(struct sampler *s, const __u8 *rec, __u32 size)
 {
-	if (lt_sample_unpack(&s->sample, rec, size) || s->sample.type != LT_WIRE_SAMPLE)
+	if (lt_sample_unpack(&s->sample, rec, size) || s->sample.type != LT_WIRE_SAMPLE) {
+		s->bad_records++;
 		return 0;
+	}
 	return s->on_sample ? s->on_sample(&s->sample, s->ctx) : 0;
 }
 
@@ -124,10 +127,12 @@ static int keep_whole(struct sampler *s, const __u8 *rec, __u32 size, const __u8
 	memcpy(&flags, rec + offsetof(struct lt_sample, flags), sizeof(flags));
 	if (!(flags & LT_SAMPLE_HDR_AS_BEFORE))
 		return keep(s, rec, size);
-	if (!hdr)
+	size = hdr ? lt_sample_restore_hdr(s->whole, rec, size, hdr) : 0;
+	if (!size) {
+		s->bad_records++;
 		return 0;
-	size = lt_sample_restore_hdr(s->whole, rec, size, hdr);
-	return size ? keep(s, s->whole, size) : 0;
+	}
+	return keep(s, s->whole, size);
 }
 
 /* The trace headers a batch's records carry, in order, to find the one a
@@ -147,25 +152,33 @@ static const __u8 *batch_hdr_of(const struct batch_hdrs *b, __u64 T)
 }
 
 /* Keep each sample of a batch (struct lt_batch) of size bytes; a record whose
-** head does not give a size within the batch ends it. */
+** head does not give a size within the batch ends it, and it and the records
+** after it are counted as bad (the sampler never sends such a batch). */
 static int on_batch(struct sampler *s, const __u8 *data, size_t size)
 {
 	const __u8 *p = data + LT_BATCH_HEAD, *end;
 	struct batch_hdrs hdrs;
 	struct lt_sample head;
-	__u32 len, rec;
+	__u32 len, n, rec, got = 0;
 	int rc = 0;
 
-	if (size < LT_BATCH_HEAD)
+	if (size < LT_BATCH_HEAD) {
+		s->bad_records++;
 		return 0;
+	}
 	memcpy(&len, data + offsetof(struct lt_batch, len), sizeof(len));
-	if (len > size - LT_BATCH_HEAD)
+	memcpy(&n, data + offsetof(struct lt_batch, n), sizeof(n));
+	if (len > size - LT_BATCH_HEAD) {
+		s->bad_records += n ? n : 1;
 		return 0;
+	}
 	hdrs.n = 0;
-	for (end = p + len; p < end && rc >= 0; p += rec) {
+	for (end = p + len; p < end && rc >= 0; p += rec, got++) {
 		rec = lt_sample_record_size(p, (__u32)(end - p));
-		if (!rec)
+		if (!rec) {
+			s->bad_records += n > got ? n - got : 1;
 			break;
+		}
 		memcpy(&head, p, LT_SAMPLE_HEAD);
 		rc = keep_whole(s, p, rec, batch_hdr_of(&hdrs, head.trace_T));
 		if (lt_sample_has_hdr(head.trace_T, head.flags) &&
@@ -577,6 +590,7 @@ static void sum_percpu(int fd, uint64_t *out, unsigned n)
 void sampler__drops(const struct sampler *s, uint64_t out[LT_DROP__COUNT])
 {
 	sum_percpu(bpf_map__fd(s->skel->maps.drops), out, LT_DROP__COUNT);
+	out[LT_DROP_BAD_RECORD] += s->bad_records;	/* counted here, not in BPF */
 }
 
 void sampler__kstats(const struct sampler *s, uint64_t out[LT_KSTAT__COUNT])
