@@ -206,7 +206,8 @@ static int deliver(struct sampler *s)
 {
 	int rc = 0;
 
-	qsort(s->kept, s->nkept, sizeof(*s->kept), by_time);
+	if (s->nkept > 1)	/* kept is NULL until a drain first keeps one */
+		qsort(s->kept, s->nkept, sizeof(*s->kept), by_time);
 	for (size_t i = 0; i < s->nkept && rc >= 0; i++)
 		rc = hand_on(s, s->recs + s->kept[i].off, s->kept[i].size);
 	s->nkept = 0;
