@@ -403,6 +403,23 @@ static void report_cost(struct session *s)
 	       "(kernel.bpf_stats_enabled)", (unsigned long long)runs, (double)ns / runs);
 }
 
+/* Why samples were lost, when some were: one line, the reasons by count. */
+static void report_lost(struct session *s)
+{
+	uint64_t d[LT_DROP__COUNT];
+	char line[512];
+	size_t used = 0;
+
+	sampler__drops(s->sampler, d);
+	for (unsigned r = 0; r < LT_DROP__COUNT && used < sizeof(line); r++)
+		if (d[r])
+			used += (size_t)snprintf(line + used, sizeof(line) - used, "%s%llu %s",
+						 used ? ", " : "", (unsigned long long)d[r],
+						 sampler__drop_text(r));
+	if (used)
+		lt_log(LT_LOG_INFO, "lost: %s", line);
+}
+
 static void report(struct session *s)
 {
 	const struct collector_stats *st = collector__stats(s->collector);
@@ -426,6 +443,8 @@ static void report(struct session *s)
 		snprintf(where, sizeof(where), ", written to %s", s->opt->output);
 	lt_log(LT_LOG_INFO, "%llu samples of %s, %llu lost%s", (unsigned long long)st->samples,
 	       who, (unsigned long long)lost, where);
+	if (lost)
+		report_lost(s);
 	if (prof_event__timed(s->opt->event))
 		report_offcpu(s);
 	if (!st->samples && prof_event__timed(s->opt->event)) {
