@@ -8,6 +8,13 @@ pass=0 failn=0 skip=0
 if [ "$(id -u)" != 0 ]; then
 	echo "integration: not root, skipping (BPF needs root)"
 fi
+# The tests run both LuaJIT flavours; upstream's is unpacked by scripts/deps.sh
+# (make deps, which make check runs first): without it they would fail one by one
+# with a missing binary's PID.
+if [ "$(id -u)" = 0 ] && ! [ -x "$TOP/.deps/luajit-upstream/usr/bin/luajit" ]; then
+	echo "integration: upstream LuaJIT is not unpacked in .deps: run make deps first" >&2
+	exit 1
+fi
 # TESTS="t_a t_b" runs only those (make integration TESTS=...).
 for t in "$TOP"/tests/integration/t_*.sh; do
 	name=$(basename "$t" .sh)
