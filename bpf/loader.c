@@ -588,10 +588,15 @@ static void sum_percpu(int fd, uint64_t *out, unsigned n)
 	free(percpu);
 }
 
-void sampler__drops(const struct sampler *s, uint64_t out[LT_DROP__COUNT])
+uint64_t sampler__drops(const struct sampler *s, uint64_t out[LT_DROP__COUNT])
 {
+	uint64_t sum = 0;
+
 	sum_percpu(bpf_map__fd(s->skel->maps.drops), out, LT_DROP__COUNT);
 	out[LT_DROP_BAD_RECORD] += s->bad_records;	/* counted here, not in BPF */
+	for (unsigned r = 0; r < LT_DROP__COUNT; r++)
+		sum += out[r];
+	return sum;
 }
 
 void sampler__kstats(const struct sampler *s, uint64_t out[LT_KSTAT__COUNT])
@@ -629,12 +634,9 @@ int sampler__cost(const struct sampler *s, uint64_t *runs, uint64_t *ns)
 
 uint64_t sampler__dropped(const struct sampler *s)
 {
-	uint64_t d[LT_DROP__COUNT], sum = 0;
+	uint64_t d[LT_DROP__COUNT];
 
-	sampler__drops(s, d);
-	for (unsigned r = 0; r < LT_DROP__COUNT; r++)
-		sum += d[r];
-	return sum;
+	return sampler__drops(s, d);
 }
 
 const char *sampler__drop_text(unsigned reason)

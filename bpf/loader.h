@@ -70,8 +70,9 @@ int sampler__fd(const struct sampler *s);
 int sampler__wait(struct sampler *s, int timeout_ms);
 /* Deliver the samples waiting now, without waiting. Returns the count or -errno. */
 int sampler__consume(struct sampler *s);
-/* Samples dropped in the kernel, summed over CPUs, by reason. */
-void sampler__drops(const struct sampler *s, uint64_t out[LT_DROP__COUNT]);
+/* Samples lost (dropped in the kernel, or records user space could not read),
+** summed over CPUs, by reason into out; returns their total. */
+uint64_t sampler__drops(const struct sampler *s, uint64_t out[LT_DROP__COUNT]);
 /* How the CPU samples' kernel stacks were taken, summed over CPUs, by enum lt_kstat. */
 void sampler__kstats(const struct sampler *s, uint64_t out[LT_KSTAT__COUNT]);
 /* Off-CPU time summed over CPUs, by enum lt_offstat (all 0 without offcpu). */

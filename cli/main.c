@@ -403,14 +403,12 @@ static void report_cost(struct session *s)
 	       "(kernel.bpf_stats_enabled)", (unsigned long long)runs, (double)ns / runs);
 }
 
-/* Why samples were lost, when some were: one line, the reasons by count. */
-static void report_lost(struct session *s)
+/* Why samples were lost: one line, the reasons by count (d: one reading of them). */
+static void report_lost(const uint64_t d[LT_DROP__COUNT])
 {
-	uint64_t d[LT_DROP__COUNT];
 	char line[512];
 	size_t used = 0;
 
-	sampler__drops(s->sampler, d);
 	for (unsigned r = 0; r < LT_DROP__COUNT && used < sizeof(line); r++)
 		if (d[r])
 			used += (size_t)snprintf(line + used, sizeof(line) - used, "%s%llu %s",
@@ -423,7 +421,9 @@ static void report_lost(struct session *s)
 static void report(struct session *s)
 {
 	const struct collector_stats *st = collector__stats(s->collector);
-	uint64_t lost = session__lost(s);
+	uint64_t drops[LT_DROP__COUNT] = { 0 };
+	/* The total and its reasons from one reading: they add up. */
+	uint64_t lost = s->sampler ? sampler__drops(s->sampler, drops) : 0;
 	char who[128], where[512] = "";
 
 	session__describe(s, who, sizeof(who));
@@ -444,7 +444,7 @@ static void report(struct session *s)
 	lt_log(LT_LOG_INFO, "%llu samples of %s, %llu lost%s", (unsigned long long)st->samples,
 	       who, (unsigned long long)lost, where);
 	if (lost)
-		report_lost(s);
+		report_lost(drops);
 	if (prof_event__timed(s->opt->event))
 		report_offcpu(s);
 	if (!st->samples && prof_event__timed(s->opt->event)) {

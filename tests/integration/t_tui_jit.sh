@@ -17,9 +17,9 @@ check() {	# check MARKER
 	tui_wait_line 2 "traces (9[0-9]|100)\\.[0-9]% mapped"
 	tui_keys / l e a f _ b Enter
 	tui_wait '^ . leaf_b .*\[Lua, JIT( [0-9]+%)? \(trace [0-9]+, inlined\)' 10
-	# From the root (r), not from leaf_b: the next match after leaf_b in reading
-	# order can be a narrow box below it, in a stack of a few samples, which a
-	# later refresh leaves too narrow to draw (the selection then moves up).
+	# From the root (r): the search goes to the next match after the selection
+	# in reading order, so from the root it lands on the loop row every run
+	# draws, whatever narrow boxes follow leaf_b.
 	tui_keys r / l o o p Enter
 	tui_wait '^ . loop .*\[Lua, JIT( [0-9]+%)? \(trace [0-9]+\)' 10
 	tui_keys q
