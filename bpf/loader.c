@@ -151,6 +151,22 @@ static const __u8 *batch_hdr_of(const struct batch_hdrs *b, __u64 T)
 	return NULL;
 }
 
+#define RESYNC_MS	5	/* at most one maps re-read per process per this (new
+				   code: the sampler wakes the reader at once) */
+
+/*
+** New code mapped (dlopen, exec, a JIT area): load its tables for the next
+** samples. Done as the ring is read, before the drain's samples are handed on:
+** the first of them may take the collector a hundred milliseconds (the first
+** symbols of a process), and samples there are cut short meanwhile.
+*/
+static void sync_for(struct sampler *s, const struct lt_sample *head)
+{
+	if (head->user_stop == LT_STOP_NO_MAPPING || head->user_stop == LT_STOP_NO_PROC ||
+	    (head->flags & LT_SAMPLE_NEW_CODE))
+		tables__sync(s->tables, (int)head->tgid, RESYNC_MS, 0);
+}
+
 /* Keep each sample of a batch (struct lt_batch) of size bytes; a record whose
 ** head does not give a size within the batch ends it, and it and the records
 ** after it are counted as bad (the sampler never sends such a batch). */
@@ -180,6 +196,7 @@ static int on_batch(struct sampler *s, const __u8 *data, size_t size)
 			break;
 		}
 		memcpy(&head, p, LT_SAMPLE_HEAD);
+		sync_for(s, &head);
 		rc = keep_whole(s, p, rec, batch_hdr_of(&hdrs, head.trace_T));
 		if (lt_sample_has_hdr(head.trace_T, head.flags) &&
 		    hdrs.n < sizeof(hdrs.h) / sizeof(hdrs.h[0])) {

@@ -406,7 +406,10 @@ int tables__sync(struct tables *t, int pid, unsigned min_interval_ms, int force)
 		return -ENOENT;
 	if (!force && now - p->last_sync < min_interval_ms / 1000.0)
 		return 0;
-	p->last_sync = now;
+	/* A forced sync (just after an exec) saw the image before ld.so mapped
+	** its libraries: the first sample in them must not wait out the interval. */
+	if (!force)
+		p->last_sync = now;
 	return load_proc(t, p);
 }
 

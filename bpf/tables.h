@@ -41,7 +41,8 @@ int tables__add_target(struct tables *t, int pid);
 ** another; the files' rows stay for other processes. 0 or -errno. */
 int tables__remove_target(struct tables *t, int pid);
 /* Re-read pid's mappings and reload what changed (dlopen, exec). Cheap when
-** nothing changed; at most every min_interval_ms unless force. 0 or -errno. */
+** nothing changed; at most every min_interval_ms unless force (which does not
+** count: the next unforced one may follow at once). 0 or -errno. */
 int tables__sync(struct tables *t, int pid, unsigned min_interval_ms, int force);
 const struct tables_stats *tables__stats(const struct tables *t);
 /* The LuaJIT VM pid maps (found, maybe unsupported), or NULL if none; *path gets

@@ -61,9 +61,6 @@ static int check_kernel(void)
 	return -1;
 }
 
-#define RESYNC_MS	5	/* at most one maps re-read per process per this (new
-				   code: the sampler wakes the reader at once) */
-
 static void count_ingest(struct session *s, uint64_t ns)
 {
 	uint64_t b = ns / SESSION_INGEST_NS;
@@ -101,10 +98,6 @@ static int on_sample(const struct lt_sample *smp, void *ctx)
 	/* --every: a sample of the next interval closes this one. */
 	if (writer__before(s, smp->time_ns))
 		return -1;
-	/* New code mapped (dlopen, exec): load its tables for the next samples. */
-	if (smp->user_stop == LT_STOP_NO_MAPPING || smp->user_stop == LT_STOP_NO_PROC ||
-	    (smp->flags & LT_SAMPLE_NEW_CODE))
-		tables__sync(sampler__tables(s->sampler), (int)smp->tgid, RESYNC_MS, 0);
 	if (s->record && !s->record_failed) {
 		rc = record__write(s->record, smp);
 		if (rc) {
@@ -501,6 +494,13 @@ static int set_trace_rule(struct collector *c)
 	return 0;
 }
 
+/* The kernel stacks' tables: ~70 ms of reading /proc/kallsyms. */
+static void kernel_tables(struct session *s)
+{
+	kstack__tables(&s->korc);
+	sampler__set_korc(s->sampler, &s->korc);
+}
+
 static int run(struct session *s)
 {
 	const struct options *o = s->opt;
@@ -550,8 +550,14 @@ static int run(struct session *s)
 			raise_priority();	/* after the command was forked: it keeps its own */
 		rc = start_sampler(s, err, sizeof(err));
 	}
-	if (!rc && o->cmd)
+	/* A command waits to start: find the kernel's ORC tables now (~70 ms of
+	** /proc/kallsyms), so that the reader is in its loop when the command's
+	** first samples come, which are cut short until the code it maps (libc,
+	** ld.so's work) has tables: each wakes the reader to load them. */
+	if (!rc && o->cmd) {
+		kernel_tables(s);
 		rc = target__release(&s->targets[0], err, sizeof(err));
+	}
 	/* The command has exec'd: its tables (and the maps its names come from)
 	** are luatop's own fork's until re-read; read them now, not when the
 	** first samples of the new image have already gone unknown. */
@@ -567,10 +573,10 @@ static int run(struct session *s)
 	s->cut_ns = s->start_ns + (uint64_t)(o->every * 1e9);
 	if (o->duration)
 		s->end_ns = s->start_ns + (uint64_t)(o->duration * 1e9);
-	/* The kernel stacks' tables: 30 ms of reading /proc/kallsyms that the
-	** start-up need not wait for (the kernel unwinds until they are set). */
-	kstack__tables(&s->korc);
-	sampler__set_korc(s->sampler, &s->korc);
+	/* A running process: the start-up need not wait for them (the kernel
+	** unwinds until they are set). */
+	if (!o->cmd)
+		kernel_tables(s);
 	lt_log(LT_LOG_DEBUG, "ring buffer: %zu KiB", sampler__ring_bytes(s->sampler) >> 10);
 	lt_log(LT_LOG_DEBUG, "sampling from %.3f s after the start (loading the sampler and tables)",
 	       (double)(s->start_ns - launch_ns) / 1e9);
