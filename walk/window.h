@@ -35,7 +35,9 @@ struct lt_win_plan {
 
 /* What to copy of a stack from addr for a window of want bytes (clamped to
 ** [LT_WIN_STACK_MIN, LT_WIN_STACK_MAX]): a read that reached into an unmapped
-** page (above the stack's top) would fail whole, so no read crosses a page. */
+** page (above the stack's top) would fail whole, so no read crosses a page
+** (and one that does costs ~4.5 us here even when it succeeds, against ~0.1-0.3
+** for the two parts: docs/PERFORMANCE.md, 2026-12-06). */
 static inline __attribute__((always_inline)) void
 lt_win_stack_plan(struct lt_win_plan *p, __u64 addr, __u32 want)
 {
