@@ -13,8 +13,11 @@ tui_wait 'work \(mixed' 40
 tui_wait '[0-9]{3} samples' 30
 # Both states are in the profile once work's footer gives the split (not after a
 # fixed sleep); then the icicle, above the footer's selection line and crumbs,
-# must still draw work once.
-tui_keys / w o r k Enter
+# must still draw work once. Anchored: kernel frames such as task_work_run (a
+# sample at the exec can hold it, in a stack of its own near the top) match
+# /work/ too and come first in reading order.
+tui_type '/^work'
+tui_keys Enter
 tui_wait '^ . work .*\[Lua, JIT [0-9]+%.*interpreted [0-9]+%' 10
 n=$(tui_screen | sed '/^ . work (mixed[.]lua:[0-9]*) \[Lua/,$d' | grep -o 'work (mixed[.]lua:[0-9]*)' | wc -l)
 [ "$n" = 1 ] || { tui_screen >&2; fail "work is drawn $n times, want once"; }
