@@ -13,9 +13,10 @@ echo "    samples=$total burn-leaves=$leaf" >&2
 # known executable mapping") until the reader re-reads its maps, which it does
 # at the first such sample, before ingesting any. 1 s of the command's CPU at
 # 999 Hz is ~1,000 samples (fewer on a busy machine, the share the same); what
-# stays is the few ms from the exec to the first re-read, under 1%. Before
-# 2026-12-06 the reader came to its loop 70 ms after the exec and then spent
-# 0.1 s on the first sample's symbols: 7-13% lost. 5% tells the two apart.
+# stays is the few ms from the exec to the first re-read, under 1% (0% seen).
+# Before 2026-12-06 the reader came to its loop 70 ms after the exec and then
+# spent 0.1 s on the first sample's symbols: 13-16% of this command's samples
+# were cut short. 5% tells the two apart.
 "$LUATOP" -F 999 -o "$TMP/lj.folded" -- "$(lj_bin openresty)" -e '
 	local t0, n = os.clock(), 0
 	while os.clock() - t0 < 1 do n = n + #(("ab"):rep(50):upper()) end' \
