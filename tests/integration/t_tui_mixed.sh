@@ -32,7 +32,7 @@ snap=$(ls "$TUI_CWD"/luatop-*.folded | head -1)
 paths=$(sed 's/ [0-9]*$//' "$snap" | grep -c '^_start;.*;step (mixed[.]lua:[0-9]*);work (mixed[.]lua:[0-9]*)$')
 dups=$(sed 's/ [0-9]*$//' "$snap" | sort | uniq -d | wc -l)
 echo "    on screen: work x$n; snapshot: $paths stack(s) ending step;work, $dups repeated" >&2
-[ "$paths" = 1 ] || fail "the snapshot has $paths stacks ending in step;work, want 1"
+[ "$paths" = 1 ] || { grep ";step (mixed[.]lua:[0-9]*);work (mixed[.]lua:[0-9]*) [0-9]*$" "$snap" >&2; fail "the snapshot has $paths stacks ending in step;work, want 1"; }
 [ "$dups" = 0 ] || fail "the snapshot repeats $dups stacks"
 tui_keys q
 rc=$(tui_exit 20)
