@@ -2,7 +2,7 @@
 """Instrument a copy of bpf/sampler.bpf.c for bench/bpf_stages.sh (never built
 into luatop): per-CPU sums, in a map named "stages", of the time of each stage
 of a CPU sample (bpf_ktime_get_ns around it: each figure carries one clock read,
-~30 ns here) and of the user-memory reads, frames, rule memo misses and bytes sent. Usage: bpf_stages.py TREE
+~30 ns here) and of the user-memory reads, user and kernel frames, rule memo misses and bytes sent. Usage: bpf_stages.py TREE
 patches TREE/bpf/sampler.bpf.c, or prints the table from a `bpftool map dump -j`
 of "stages" on stdin with --table. Exits 1 when the sampler no longer has the
 text a probe goes in at: update the probes with it."""
@@ -14,7 +14,7 @@ import sys
 STAGES = [(12, "entry"), (1, "regs"), (13, "G cache"), (2, "stack windows"),
           (3, "LuaJIT + Lua frames"), (4, "native walk"),
           (6, "kernel stack"), (5, "pack"), (8, "batch: add, send (ring query and output)"), (9, "whole sample")]
-READS, FRAMES, MISSES, BYTES = 10, 11, 14, 15
+READS, FRAMES, KFRAMES, MISSES, BYTES = 10, 11, 7, 14, 15
 
 PROBES = [
     ("static __always_inline long logged_read(void *ctx, void *dst, __u32 size, __u64 addr);",
@@ -49,8 +49,8 @@ static __always_inline long logged_read(void *ctx, void *dst, __u32 size, __u64 
      "	__u64 t0 = bpf_ktime_get_ns(), t00 = te;\n\n	ST(12, t0 - te);\n	walk_current(tgid, (__u32)id, target);\n"
      "	ST(0, 1);\n	t0 = bpf_ktime_get_ns();\n"),
     ("		kernel_stack(ctx, sw);\n	send_sample(sw);\n",
-     "		kernel_stack(ctx, sw);\n	ST_LAP(6);\n	send_sample(sw);\n"
-     "	ST(9, bpf_ktime_get_ns() - t00);\n"),
+     "		kernel_stack(ctx, sw);\n	ST_LAP(6);\n	ST(%d, sw->w.s.n_kernel);\n	send_sample(sw);\n"
+     "	ST(9, bpf_ktime_get_ns() - t00);\n" % KFRAMES),
     ("	b->len = off + lt_sample_pack(b->data + off, &w->s);\n",
      "	__u64 t0 = bpf_ktime_get_ns();\n\n	b->len = off + lt_sample_pack(b->data + off, &w->s);\n"
      "	ST_LAP(5);\n	ST(%d, b->len - off);\n" % BYTES),
@@ -79,14 +79,15 @@ def table(name):
             v[k] += x if isinstance(x, int) else int("".join(reversed(x)).replace("0x", ""), 16)
     n = v[0] or 1
     cells = " ".join("%7.0f" % (v[k] / n) for k, _ in STAGES)
-    print("%-26s %6d %s %6.1f %6.1f %6.1f %6.0f" % (name[:26], v[0], cells, v[READS] / n,
-                                             v[FRAMES] / n, v[MISSES] / n, v[BYTES] / n))
+    print("%-26s %6d %s %6.1f %6.1f %6.1f %6.1f %6.0f" % (name[:26], v[0], cells, v[READS] / n,
+                                                   v[FRAMES] / n, v[KFRAMES] / n, v[MISSES] / n,
+                                                   v[BYTES] / n))
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "--header":
-        print("%-26s %6s %s %6s %6s %6s %6s" % ("workload (ns per sample)", "n", " ".join(
-            "%7s" % s.split()[0][:7] for _, s in STAGES), "reads", "frames", "misses", "bytes"))
+        print("%-26s %6s %s %6s %6s %6s %6s %6s" % ("workload (ns per sample)", "n", " ".join(
+            "%7s" % s.split()[0][:7] for _, s in STAGES), "reads", "frames", "kframe", "misses", "bytes"))
     elif sys.argv[1] == "--table":
         table(sys.argv[2])
     else:

@@ -14,35 +14,65 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-3} rounds=${2:-2}
-tmp=$(mktemp -d)
-pid='' lt=''
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; [ -n "$lt" ] && kill "$lt" 2>/dev/null; rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM HUP
 command -v python3 >/dev/null || { echo "bpf_stages.sh: needs python3" >&2; exit 1; }
+. "$top/bench/lib.sh"	# $tmp, nginx helpers, cleanup of $master, $load, $lt
+pid=''
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; bench_cleanup' EXIT
 mkdir "$tmp/tree"
-(cd "$top" && tar cf - --exclude=.output --exclude=.git .) | (cd "$tmp/tree" && tar xf -)
+(cd "$top" && tar cf - --exclude=.output --exclude=.git --exclude=.deps .) | (cd "$tmp/tree" && tar xf -)
 python3 "$top/bench/bpf_stages.py" "$tmp/tree"
 make -C "$tmp/tree" -s -j2 .output/luatop .output/workloads/burn .output/workloads/qsort_nofp >/dev/null
 lt_bin=$tmp/tree/.output/luatop
 
-# run NAME CMD...: CMD on CPU 0, profiled for $secs, one row.
-run() {
-	name=$1; shift
-	taskset -c 0 "$@" >/dev/null 2>&1 &
-	pid=$!
-	sleep 0.5
-	taskset -c 1 "$lt_bin" -F 999 -p "$pid" --duration $((secs + 2)) -o /dev/null 2>/dev/null &
+# row NAME PID: PID (running on CPU 0) profiled for $secs, one row.
+row() {
+	taskset -c 1 "$lt_bin" -F 999 -p "$2" --duration $((secs + 2)) -o /dev/null 2>/dev/null &
 	lt=$!
 	sleep $((secs + 1))
 	id=$(for f in /proc/"$lt"/fdinfo/*; do sed -n 's/^map_id:[[:space:]]*//p' "$f" 2>/dev/null; done |
 		sort -u | while read -r i; do
 			bpftool map show id "$i" 2>/dev/null | grep -q ' name stages ' && echo "$i"
 		done | head -1)
-	[ -n "$id" ] && bpftool map dump id "$id" -j | python3 "$top/bench/bpf_stages.py" --table "$name"
+	[ -n "$id" ] && bpftool map dump id "$id" -j | python3 "$top/bench/bpf_stages.py" --table "$1"
 	wait "$lt" || true
 	lt=''
+}
+
+# run NAME CMD...: CMD on CPU 0, one row.
+run() {
+	name=$1; shift
+	taskset -c 0 "$@" >/dev/null 2>&1 &
+	pid=$!
+	sleep 0.5
+	row "$name" "$pid"
 	kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
 	pid=''
+}
+
+# nginx_row NAME: one nginx worker on CPU 0 serving a Lua handler to wrk on CPU 1 (as
+# bpf_cost.sh), one row; a line saying why when nginx, its Lua module or wrk is missing.
+nginx_row() {
+	if [ -n "$(ngl_missing)" ] || ! command -v wrk >/dev/null 2>&1; then
+		echo "$1: skipped (${NGL_ERR:-$(ngl_missing)}; needs nginx, the Lua module, wrk)"
+		return 0
+	fi
+	port=$(free_port) && ngl_conf "$tmp/nginx" "$port" 1 "$top/tests/workloads/nginx/luatop_app.lua" ||
+		{ echo "$1: skipped (${NGL_ERR:-no configuration})"; return 0; }
+	# shellcheck disable=SC2046
+	taskset -c 0 nginx $(ngl_args "$tmp/nginx") >/dev/null 2>&1 &
+	master=$!
+	if worker=$(ngl_wait "$tmp/nginx" "$master" "$port" 1); then
+		taskset -c 1 wrk -t1 -c2 -d$((secs + 10))s "http://127.0.0.1:$port/" >/dev/null 2>&1 &
+		load=$!
+		sleep 0.5
+		row "$1" "$worker"
+		kill "$load" 2>/dev/null; wait "$load" 2>/dev/null || true
+		load=''
+	else
+		echo "$1: $worker" >&2
+	fi
+	ngl_stop "$master"
+	master=''
 }
 
 echo "BPF sampler stages at 999 Hz, $secs s per row ($(uname -r)): mean ns per sample"
@@ -55,5 +85,6 @@ while [ "$r" -lt "$rounds" ]; do
 	run "luajit2 JIT demo.lua" luajit "$top/scripts/demo.lua" 60
 	run "luajit2 -joff demo.lua" luajit -joff "$top/scripts/demo.lua" 60
 	run "luajit2 JIT fixed.lua" luajit "$top/bench/fixed.lua" 1000000 /dev/null
+	nginx_row "nginx worker (Lua handler)"
 	r=$((r + 1))
 done
