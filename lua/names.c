@@ -428,6 +428,13 @@ static int proto_get(struct luanames *ls, struct ls_proc *pr, uint64_t addr, str
 		return -EINVAL;
 	if (e && e->ok && e->seen != ls->seq) {
 		err = luaproto__peek(ls->rd, &addr, 1, hdr);
+		/* The process is gone (the last samples of a command that exited): its
+		** memory can no longer change, so the proto as last checked stands, as
+		** for any sample taken between two checks. */
+		if (err == -ESRCH) {
+			*out = e;
+			return 0;
+		}
 		if (err < 0)
 			return err;
 		if (luaproto__same(&e->p, hdr))

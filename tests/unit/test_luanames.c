@@ -687,6 +687,42 @@ Test(luasym, revalidation_per_epoch)
 	luanames__delete(ls);
 }
 
+/* A reader whose process has gone (-ESRCH) or whose memory is unmapped (-EFAULT). */
+static int failing_read(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	(void)addr, (void)buf, (void)len;
+	return -(int)(intptr_t)ctx;
+}
+
+/* The last samples of a process that exited name what was cached, as checked
+** last (its memory can no longer change); unmapped memory stays an error, and a
+** proto never read cannot be named. */
+Test(luasym, process_gone)
+{
+	static struct fake f, g;
+	struct lt_lua_frame fr[1], other[1];
+	struct luanames *ls = one_leaf(&f, fr);
+	const struct mreader gone = { .read = failing_read, .ctx = (void *)(intptr_t)ESRCH },
+			     unmapped = { .read = failing_read, .ctx = (void *)(intptr_t)EFAULT };
+	struct luaname nm;
+	int pid = getpid();
+
+	fake_leaf(&g, "@two.lua", 20);
+	other[0] = lua_fr(g.pt, 0, LT_LINK_C);
+	luanames__epoch(ls);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &nm), 0);
+	cr_assert_str_eq(nm.name, "one.lua:10");
+	luanames__epoch(ls);
+	cr_assert_eq(luanames__frame(ls, pid, &gone, fr, 1, 0, 0, &nm), 0);
+	cr_assert_str_eq(nm.name, "one.lua:10");
+	cr_assert_eq(luanames__frame(ls, pid, &gone, other, 1, 0, 0, &nm), -ESRCH);
+	cr_assert_str_eq(nm.name, "[lua:?]");
+	luanames__epoch(ls);
+	cr_assert_lt(luanames__frame(ls, pid, &unmapped, fr, 1, 0, 0, &nm), 0);
+	cr_assert_str_eq(nm.name, "[lua:?]");
+	luanames__delete(ls);
+}
+
 Test(luasym, garbage)
 {
 	static struct fake f;
