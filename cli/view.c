@@ -38,10 +38,14 @@ static void say(int error, const char *msg)
 static int save(const struct tui_feed *f, const struct calltree *t, uint32_t top,
 		enum ct_window w, int fallback_only, char *path, size_t pathsz, uint64_t *total)
 {
+	uint32_t fb_root = f->mark_fallback ? frametab__special(f->frames, SPECIAL_FALLBACK) :
+			   UINT32_MAX;
 	char stem[128];
 	FILE *out;
 	int fd, err;
 
+	if (f->mark_fallback && fb_root == UINT32_MAX)
+		return -ENOMEM;
 	snprintf(stem, sizeof(stem), "luatop-%s", f->snapname);
 	fd = output__create_stamped(stem, "folded", path, pathsz);
 	if (fd < 0)
@@ -53,7 +57,7 @@ static int save(const struct tui_feed *f, const struct calltree *t, uint32_t top
 		unlink(path);
 		return err;
 	}
-	err = folded__write_tree(out, f->frames, t, top, w, fallback_only, total);
+	err = folded__write_tree(out, f->frames, t, top, w, fallback_only, fb_root, total);
 	if (fclose(out) && !err)
 		err = -errno;
 	if (err)
@@ -144,7 +148,7 @@ int view__live(struct session *s)
 	struct tui_feed f = {
 		.who = who, .snapname = pid, .freq = o->freq, .live = 1,
 		.delay = o->delay, .window = o->window, .raw = o->raw, .event = o->event,
-		.some_threads = o->ntids > 0,
+		.some_threads = o->ntids > 0, .mark_fallback = o->mark_fallback,
 		.frames = collector__frames(s->collector),
 		.fd = sampler__fd(s->sampler), .pump = live_pump, .stats = live_stats, .ctx = s,
 		.threads = live_threads, .keep_threads = live_keep_threads,

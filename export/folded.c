@@ -545,7 +545,8 @@ static int sum_stacks(const uint32_t *frames, uint32_t n, uint64_t count, void *
 
 /* Top's subtree of a call tree as folded stacks to f. */
 int folded__write_tree(FILE *f, const struct frametab *ft, const struct calltree *t,
-		       uint32_t top, enum ct_window w, int fallback_only, uint64_t *total)
+		       uint32_t top, enum ct_window w, int fallback_only, uint32_t fb_root,
+		       uint64_t *total)
 {
 	struct stacktab *st = stacktab__new();
 	uint64_t sum = 0;
@@ -553,7 +554,7 @@ int folded__write_tree(FILE *f, const struct frametab *ft, const struct calltree
 
 	if (!st)
 		return -ENOMEM;
-	err = calltree__to_stacks(t, top, w, fallback_only, st);
+	err = calltree__to_stacks(t, top, w, fallback_only, fb_root, st);
 	if (!err)
 		err = folded__write(f, ft, st);
 	if (!err)

@@ -57,10 +57,12 @@ int folded__read(FILE *f, struct frametab *ft, struct stacktab *st, char *err, s
 /*
 ** The subtree of top in call tree t as folded stacks (top's ancestors included),
 ** with the self samples of each node in window w (rounded in CT_DECAY);
-** fallback_only keeps the CT_FALLBACK samples only. *total (may be NULL) gets
-** the number of samples written. 0 or -errno.
+** fallback_only keeps the CT_FALLBACK samples only; fb_root, a frame of ft to
+** root those at ([fallback]), or UINT32_MAX (as they are). *total (may be NULL)
+** gets the number of samples written. 0 or -errno.
 */
 int folded__write_tree(FILE *f, const struct frametab *ft, const struct calltree *t,
-		       uint32_t top, enum ct_window w, int fallback_only, uint64_t *total);
+		       uint32_t top, enum ct_window w, int fallback_only, uint32_t fb_root,
+		       uint64_t *total);
 
 #endif

@@ -844,27 +844,45 @@ static uint64_t ct_export_self(const struct calltree *t, uint32_t node, enum ct_
 }
 
 /* Whole stacks of top's subtree with their self samples, into out. */
+/* Node x's self samples, at path (depth frames), into out: the CT_FALLBACK ones
+** under fb_root (path[-1]) when it is a frame. */
+static int ct_export_node(const struct calltree *t, uint32_t x, enum ct_window w, int fb,
+			  uint32_t *path, uint32_t depth, uint32_t fb_root, struct stacktab *out)
+{
+	uint64_t self = ct_export_self(t, x, w, fb), fbs;
+	int err;
+
+	if (fb_root == UINT32_MAX)
+		return self ? stacktab__add(out, path, depth, self) : 0;
+	fbs = fb ? self : ct_export_self(t, x, w, 1);
+	if (fbs > self)		/* decaying counts round apart */
+		fbs = self;
+	if (self > fbs && (err = stacktab__add(out, path, depth, self - fbs)))
+		return err;
+	path[-1] = fb_root;
+	return fbs ? stacktab__add(out, path - 1, depth + 1, fbs) : 0;
+}
+
 int calltree__to_stacks(const struct calltree *t, uint32_t top, enum ct_window w,
-			int fallback_only, struct stacktab *out)
+			int fallback_only, uint32_t fb_root, struct stacktab *out)
 {
 	int fb = !!fallback_only, err = 0;
-	uint32_t *path, x = top;
+	uint32_t *buf, *path, x = top;
 
 	t = ct_read(t);
 	if (top >= t->n)
 		return 0;
-	path = malloc(((size_t)t->max_depth + 1) * sizeof(*path));
-	if (!path)
+	buf = malloc(((size_t)t->max_depth + 2) * sizeof(*buf));
+	if (!buf)
 		return -ENOMEM;
+	path = buf + 1;		/* room for fb_root before the stack */
 	calltree__path(t, top, path, t->max_depth + 1);
 	for (;;) {	/* preorder walk of the subtree */
 		uint32_t depth = t->node[x].depth;
-		uint64_t self;
 
 		if (depth)
 			path[depth - 1] = t->node[x].frame;
-		self = ct_export_self(t, x, w, fb);
-		if (self && (err = stacktab__add(out, path, depth, self)))
+		if ((err = ct_export_node(t, x, w, fb, path, depth, fb_root, out)))
 			break;
 		if (t->node[x].child != CT_NONE) {
 			x = t->node[x].child;
@@ -876,7 +894,7 @@ int calltree__to_stacks(const struct calltree *t, uint32_t top, enum ct_window w
 			break;
 		x = t->node[x].next;
 	}
-	free(path);
+	free(buf);
 	return err;
 }
 

@@ -145,9 +145,11 @@ void calltree__columns_free(struct ct_columns *c);
 /*
 ** Add the subtree of top to out, as whole stacks (top's ancestors included),
 ** with the self samples of each node in window w (rounded in CT_DECAY);
-** fallback_only keeps the CT_FALLBACK samples only. 0 or -ENOMEM.
+** fallback_only keeps the CT_FALLBACK samples only. fb_root: a frame to root
+** the CT_FALLBACK samples at (their own stacks, [fallback];...), or UINT32_MAX
+** to add them as they are. 0 or -ENOMEM.
 */
 int calltree__to_stacks(const struct calltree *t, uint32_t top, enum ct_window w,
-			int fallback_only, struct stacktab *out);
+			int fallback_only, uint32_t fb_root, struct stacktab *out);
 
 #endif

@@ -47,6 +47,7 @@ struct tui_feed {
 	struct calltree *base;		/* a baseline to diff against (-i --diff); NULL: none */
 	int raw;			/* start on raw stacks */
 	int some_threads;		/* only some threads are profiled (--tid) */
+	int mark_fallback;		/* snapshots root fallback stacks at [fallback] */
 	struct frametab *frames;
 	/* Per event: merged, raw; NULL: not profiled. A file gives its one tree
 	** twice, as EV_CPU. */

@@ -66,7 +66,7 @@ static char *folded(const struct calltree *t, uint32_t top, enum ct_window win, 
 	FILE *f = open_memstream(&p, &n);
 
 	cr_assert_not_null(f);
-	cr_assert_eq(folded__write_tree(f, ft, t, top, win, fb, total), 0);
+	cr_assert_eq(folded__write_tree(f, ft, t, top, win, fb, UINT32_MAX, total), 0);
 	cr_assert_eq(fclose(f), 0);
 	return p;
 }
@@ -424,6 +424,46 @@ Test(calltree, folded_export_of_the_whole_tree)
 	frametab__delete(ft);
 }
 
+/* Folded text of top's subtree with the fallback samples rooted at [fallback]. */
+static char *folded_marked(const struct calltree *t, uint32_t top, int fb, struct frametab *ft)
+{
+	uint32_t mark = frametab__special(ft, SPECIAL_FALLBACK);
+	char *p = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&p, &n);
+
+	cr_assert_not_null(f);
+	cr_assert_neq(mark, UINT32_MAX);
+	cr_assert_eq(folded__write_tree(f, ft, t, top, CUM, fb, mark, NULL), 0);
+	cr_assert_eq(fclose(f), 0);
+	return p;
+}
+
+/* --mark-fallback in the live view: a snapshot roots the fallback samples at
+** [fallback], also those of a node that has merged samples too. */
+Test(calltree, snapshot_marks_fallback)
+{
+	struct frametab *ft = names(10);
+	struct calltree *t = calltree__new(10, 10);
+	char *s;
+
+	add(t, P(1, 2, 3), 5, S(1), 0);
+	add(t, P(1, 2, 3), 2, S(1), CT_FALLBACK);
+	add(t, P(1, 4), 3, S(1), CT_FALLBACK);
+	add(t, P(1, 2), 1, S(1), 0);
+	s = folded_marked(t, CT_ROOT, 0, ft);
+	cr_assert_str_eq(s, "[fallback];f1;f2;f3 2\n[fallback];f1;f4 3\nf1;f2 1\nf1;f2;f3 5\n");
+	free(s);
+	s = folded_marked(t, CT_ROOT, 1, ft);
+	cr_assert_str_eq(s, "[fallback];f1;f2;f3 2\n[fallback];f1;f4 3\n");
+	free(s);
+	s = folded_marked(t, at(t, P(1, 2)), 0, ft);
+	cr_assert_str_eq(s, "[fallback];f1;f2;f3 2\nf1;f2 1\nf1;f2;f3 5\n");
+	free(s);
+	calltree__delete(t);
+	frametab__delete(ft);
+}
+
 Test(calltree, snapshot_is_what_is_shown)
 {
 	struct frametab *ft = names(10);
@@ -457,7 +497,7 @@ Test(calltree, snapshot_is_what_is_shown)
 	cr_assert_str_eq(s, "f1;f2;f3 3\n");
 	free(s);
 	/* Into a stacktab: the same counts as the shown weight. */
-	cr_assert_eq(calltree__to_stacks(t, CT_ROOT, CUM, 0, st), 0);
+	cr_assert_eq(calltree__to_stacks(t, CT_ROOT, CUM, 0, UINT32_MAX, st), 0);
 	cr_assert_eq(stacktab__total(st), (uint64_t)calltree__weight(t, CT_ROOT, CUM, 0));
 	/* A frozen copy exports what it held when frozen. */
 	{
