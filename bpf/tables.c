@@ -261,6 +261,8 @@ static struct lt_lua_cfg lua_cfg_of(const struct luabuild *lj, uint64_t bias)
 		c.leaf_lo = bias + lj->leaf_start, c.leaf_hi = bias + lj->leaf_end;
 	if (lj->ffi_call_start)
 		c.ffi_lo = bias + lj->ffi_call_start, c.ffi_hi = bias + lj->ffi_call_end;
+	if (lj->cpcall_ret)
+		c.cp_ret = bias + lj->cpcall_ret;
 	lt_lj_gwin(&c, lj->sizeof_lua_State);
 	return c;
 }

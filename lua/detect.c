@@ -443,7 +443,7 @@ static int dt_vm(struct dt_ctx *c, const uint8_t *code, size_t len)
 	struct x64_entry en;
 	struct x64_jloop jl = { 0 };
 	struct bcofs *bo;
-	uint32_t ncand = 0, call = 0, callw = 0, idx = 0, cb, cb_g2disp, ex;
+	uint32_t ncand = 0, call = 0, callw = 0, idx = 0, cb, cb_g2disp, ex, cp;
 	int err;
 
 	err = x64scan__entry(code, len, &en);
@@ -540,6 +540,8 @@ static int dt_vm(struct dt_ctx *c, const uint8_t *code, size_t len)
 		}
 		o->ffi_callback = o->vm_start + cb;
 	}
+	if (!x64scan__cpcall(code, len, &cp))
+		o->cpcall_ret = o->vm_start + cp;
 	if (!x64scan__leaf(code, len, o->bc_ofs[o->bc_max - 1], &idx) &&
 	    (o->ffi_callback ? o->vm_start + idx < o->ffi_callback : !o->ffi_call_start)) {
 		o->leaf_start = o->vm_start + idx;

@@ -50,6 +50,8 @@ struct luabuild {
 					   rsp is below the cframe there (JIT builds) */
 	uint64_t ffi_callback;	/* lj_vm_ffi_callback: CFA = rsp+80 only after its prologue
 				   (endbr64 in CET builds; push rbx/r15/r14; sub $40,%rsp) */
+	uint64_t cpcall_ret;	/* return address of lj_vm_cpcall's call of its C function:
+				   a VM frame there runs no Lua frame; 0 if not found */
 	uint32_t n_entry;	/* VM entry points (lj_vm_resume/pcall/call/cpcall) */
 	uint64_t entry[LUABUILD_ENTRY_MAX];	/* their prologues' first push: push rbp (1 byte),
 					   push rbx (1), push r15 (2), push r14 (2),

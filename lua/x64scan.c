@@ -45,6 +45,9 @@ static const uint8_t P_EXIT[] = {	/* push r13 .. rbp; lea 0x58(%rsp),%rbp */
 	0x41, 0x55, 0x41, 0x54, 0x41, 0x53, 0x41, 0x52, 0x41, 0x51, 0x41, 0x50, 0x57, 0x56,
 	0x55, 0x48, 0x8d, 0x6c, 0x24, 0x58
 };
+static const uint8_t P_CPCALL[] = {	/* call *%rcx; test %rax,%rax: lj_vm_cpcall's call */
+	0xff, 0xd1, 0x48, 0x85, 0xc0
+};
 static const uint8_t P_FFICALL[] = {	/* push rbp; mov %rsp,%rbp; push rbx; mov %rdi,%rbx */
 	0x55, 0x48, 0x89, 0xe5, 0x53, 0x48, 0x89, 0xfb
 };
@@ -271,6 +274,16 @@ int x64scan__exit_handler(const uint8_t *code, size_t len, uint32_t *ofs)
 
 	if (!err)
 		*ofs = label(code, len, *ofs);
+	return err;
+}
+
+/* lj_vm_cpcall's call of its C function (see x64scan.h). */
+int x64scan__cpcall(const uint8_t *code, size_t len, uint32_t *ret)
+{
+	int err = unique(code, len, P_CPCALL, sizeof(P_CPCALL), ret);
+
+	if (!err)
+		*ret += 2;	/* past the call: its return address */
 	return err;
 }
 

@@ -57,6 +57,13 @@ int x64scan__leaf(const uint8_t *code, size_t len, uint32_t from, uint32_t *ofs)
 int x64scan__ffi_callback(const uint8_t *code, size_t len, uint32_t *ofs, uint32_t *g2disp);
 /* lj_vm_exit_handler (pushes every GPR): 0, -ENOENT, -EBADMSG if several. */
 int x64scan__exit_handler(const uint8_t *code, size_t len, uint32_t *ofs);
+/*
+** The return address of lj_vm_cpcall's call of its C function (`call *%rcx`,
+** then `test %rax,%rax`): a VM frame there is a cpcall whose function runs
+** without a Lua frame (the parser, the trace recorder, a finalizer...). 0,
+** -ENOENT, -EBADMSG if several.
+*/
+int x64scan__cpcall(const uint8_t *code, size_t len, uint32_t *ret);
 /* Is the rbp-frame prologue of lj_vm_ffi_call at code[0..len)? */
 int x64scan__is_ffi_call(const uint8_t *code, size_t len);
 

@@ -7,7 +7,10 @@
 **    inside the VM and do not split. A coroutine marker only separates.
 ** 2. Native frames root to leaf: the k-th VM activation takes the k-th segment.
 ** 3. Lua frames of C functions are left out: their native frames show them.
-** 4. The call/return window: the innermost VM activation has no segment yet
+** 4. A VM frame in lj_vm_cpcall's call of a C function that runs without a Lua
+**    frame (LT_HOW_F_CP: the parser, the trace recorder) is no activation: it
+**    is left out.
+** 5. The call/return window: the innermost VM activation has no segment yet
 **    (or no longer) while the Lua stack ends in a function written in C (a C
 **    function or fast function: lua_call, table.sort, gsub, an FFI call). That is a call from C into the VM being entered, or a return being
 **    left: LuaJIT pushes the callee's frame (lj_vm_call, lj_ccallback_enter)
@@ -31,9 +34,18 @@ const char *merge__reason_text(int reason)
 	return reason >= 0 && reason < MG_REASON__COUNT ? reason_texts[reason] : "unknown";
 }
 
+/* A VM activation that ran Lua frames, or runs them now: not a cpcall's C
+** function, which runs without one (LT_HOW_F_CP: the parser, the trace
+** recorder, a finalizer). */
 static int is_vm(uint8_t how)
 {
-	return (how & (LT_HOW_F_VM | LT_HOW_F_TRACE)) != 0;
+	return (how & (LT_HOW_F_VM | LT_HOW_F_TRACE)) != 0 && !(how & LT_HOW_F_CP);
+}
+
+/* Such a cpcall frame: it stands for no Lua frame and is left out. */
+static int is_cp(uint8_t how)
+{
+	return (how & LT_HOW_F_CP) != 0;
 }
 
 /* Does Lua frame f start a segment (was it entered from native code)? */
@@ -144,6 +156,8 @@ int merge__stacks(const struct mg_input *in, struct mg_ref *out, unsigned *n, in
 	}
 	starts[ns] = in->n_lua;
 	for (unsigned i = 0; i < in->n_native; i++) {
+		if (is_cp(in->native_how[i]))
+			continue;
 		if (!is_vm(in->native_how[i])) {
 			put(out, n, MG_NATIVE, i);
 			continue;

@@ -87,7 +87,9 @@ enum lt_frame_how {
 	LT_HOW_LJ_VM,		/* LuaJIT cframe rule */
 	LT_HOW__END
 };
-#define LT_HOW_MASK	0x3f	/* the enum lt_frame_how part of a user_how byte */
+#define LT_HOW_MASK	0x1f	/* the enum lt_frame_how part of a user_how byte */
+#define LT_HOW_F_CP	0x20	/* flag: a VM frame in lj_vm_cpcall's call of a C
+				   function that runs without a Lua frame */
 #define LT_HOW_F_VM	0x40	/* flag: this frame's pc is in the LuaJIT VM */
 #define LT_HOW_F_TRACE	0x80	/* flag: this frame's pc is in JIT trace code */
 
@@ -354,6 +356,8 @@ struct lt_lua_cfg {
 	__u64 ffi_lo, ffi_hi;	/* lj_vm_ffi_call: an rbp frame, unwound by its CFI */
 	__s32 gwin_off;		/* the G window: G + gwin_off, gwin_len bytes (0: none), */
 	__u32 gwin_len;		/* holds the G fields above and the main lua_State's */
+	__u64 cp_ret;		/* absolute: lj_vm_cpcall's return address from its
+				   C function (0: unknown), see LT_HOW_F_CP */
 };
 
 /* -- Layout checks ------------------------------------------------------------ */
@@ -379,7 +383,7 @@ _Static_assert(sizeof(struct lt_uw_row) == 8, "lt_uw_row layout");
 _Static_assert(sizeof(struct lt_uw_mapping) == 48, "lt_uw_mapping layout");
 _Static_assert(sizeof(struct lt_uw_pidx) == 8, "lt_uw_pidx: an array map's element stride");
 _Static_assert(sizeof(struct lt_uw_proc) == 8 + 48 * LT_MAX_MAPPINGS, "lt_uw_proc layout");
-_Static_assert(sizeof(struct lt_lua_cfg) == 80, "lt_lua_cfg layout");
+_Static_assert(sizeof(struct lt_lua_cfg) == 88, "lt_lua_cfg layout");
 _Static_assert(sizeof(struct lt_uw_target) == 8, "lt_uw_target: one word");
 
 _Static_assert((LT_MAX_USER & (LT_MAX_USER - 1)) == 0, "LT_MAX_USER: a power of two");
@@ -390,7 +394,8 @@ _Static_assert(LT_MAX_USER <= 0xffff && LT_MAX_KERNEL <= 0xffff && LT_MAX_LUA <=
 _Static_assert(LT_SAMPLE_FLAGS_ALL <= 0xffff, "sample flags fit lt_sample.flags");
 _Static_assert(LT_STOP__COUNT <= 0xff, "stop codes fit lt_sample.user_stop");
 _Static_assert(LT_EVENT__COUNT <= 0xff, "events fit lt_sample.event");
-_Static_assert(LT_HOW__END - 1 <= LT_HOW_MASK && !(LT_HOW_MASK & (LT_HOW_F_VM | LT_HOW_F_TRACE)),
+_Static_assert(LT_HOW__END - 1 <= LT_HOW_MASK &&
+	       !(LT_HOW_MASK & (LT_HOW_F_VM | LT_HOW_F_TRACE | LT_HOW_F_CP)),
 	       "frame-how codes fit below the user_how flags");
 _Static_assert(LT_LUA_KIND__END <= 0xff && LT_LINK_PCALLH <= 0xff, "Lua codes fit their __u8");
 _Static_assert(LT_UW_KIND__COUNT <= 0xff, "rule kinds fit lt_uw_rule.kind");

@@ -49,6 +49,8 @@ static void check(const struct luabuild *o)
 	if (o->leaf_start && (o->leaf_start <= o->vm_start || o->leaf_end <= o->leaf_start ||
 			      o->leaf_end > o->vm_end))
 		abort();
+	if (o->cpcall_ret && (o->cpcall_ret <= o->vm_start || o->cpcall_ret >= o->vm_end))
+		abort();
 }
 
 /* One input: an ELF image. */

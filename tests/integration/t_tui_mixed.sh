@@ -9,9 +9,9 @@ luajit=$(command -v luajit || echo "$TOP/.deps/luajit-upstream/usr/bin/luajit")
 [ -x "$luajit" ] || { echo "    no luajit" >&2; exit 77; }
 
 # --mark-fallback: the snapshot roots the stacks that could not be merged at
-# [fallback] (a sample in the JIT compiler, say, whose native frames do not pair
-# with its Lua frames: native frames then Lua frames, a shape of its own, about
-# one run in ten here); the check below is about the merged ones.
+# [fallback] (native frames then Lua frames, a shape of their own: before
+# 2026-12-06 the trace recorder's samples under work fell back, one run in ten
+# had one; start-up samples still can); the check below is about the merged ones.
 tui_start 160 45 "$LUATOP" -d 0.3 --mark-fallback -- "$luajit" "$TOP/tests/workloads/mixed.lua" 120
 tui_wait 'work \(mixed' 40
 tui_wait '[0-9]{3} samples' 30

@@ -120,6 +120,8 @@ static void check_sane(const struct luabuild *o)
 	if (o->leaf_start)
 		cr_assert(o->vm_start < o->leaf_start && o->leaf_start < o->leaf_end &&
 			  o->leaf_end <= o->vm_end);
+	if (o->cpcall_ret)
+		cr_assert(o->vm_start < o->cpcall_ret && o->cpcall_ret < o->vm_end);
 }
 
 /* -- Exact results on this machine's binaries ----------------------------- */
@@ -159,6 +161,9 @@ static void check_want(const struct want *w)
 	cr_assert_eq(o.n_entry, 4);
 	for (int i = 0; i < 4; i++)
 		cr_assert_eq(o.entry[i], w->entry[i], "entry %d %#" PRIx64, i, o.entry[i]);
+	/* lj_vm_cpcall is the last entry: its call of the C function 0x4d bytes in
+	** (objdump of all four: call *%rcx; test %rax,%rax). */
+	cr_assert_eq(o.cpcall_ret, w->entry[3] + 0x4d, "%#" PRIx64, o.cpcall_ret);
 	cr_assert_eq(o.g2disp, w->g2disp);
 	cr_assert_eq(o.off_cur_L, w->cur_L);
 	cr_assert_eq(o.off_vmstate, w->vmstate);
@@ -555,6 +560,22 @@ Test(lua_detect, x64scan_entry_windows)
 	/* Truncated inside the add: nothing read past the end. */
 	cr_assert_eq(x64scan__entry(code, 18, &en), -ENOENT);
 	cr_assert_eq(x64scan__entry(code, 0, &en), -ENOENT);
+}
+
+/* lj_vm_cpcall's call: found once, its return address just past it. */
+Test(lua_detect, x64scan_cpcall)
+{
+	uint8_t code[64] = { 0 };
+	static const uint8_t call[] = { 0xff, 0xd1, 0x48, 0x85, 0xc0, 0x0f, 0x84 };
+	uint32_t ret = 0;
+
+	cr_assert_eq(x64scan__cpcall(code, sizeof(code), &ret), -ENOENT);
+	memcpy(code + 20, call, sizeof(call));
+	cr_assert_eq(x64scan__cpcall(code, sizeof(code), &ret), 0);
+	cr_assert_eq(ret, 22);
+	cr_assert_eq(x64scan__cpcall(code, 24, &ret), -ENOENT);	/* cut inside it */
+	memcpy(code + 40, call, sizeof(call));
+	cr_assert_eq(x64scan__cpcall(code, sizeof(code), &ret), -EBADMSG);
 }
 
 /* -- Live calibration ----------------------------------------------------- */

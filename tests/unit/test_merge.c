@@ -1,6 +1,7 @@
 /*
 ** The merge of Lua and native stacks, table-driven: each case lists the
-** native frames (root first; "=vm" marks a VM activation, "=tr" a trace), the
+** native frames (root first; "=vm" marks a VM activation, "=tr" a trace, "=cp"
+** a VM frame in lj_vm_cpcall's call of a C function that runs no Lua frame), the
 ** Lua frames (root first: kind, name, link) and the exact expected stack.
 */
 #include <criterion/criterion.h>
@@ -21,7 +22,7 @@ struct luaf {
 
 struct mcase {
 	const char *what;
-	const char *native[MAXF];	/* "name" or "name=vm" / "name=tr"; NULL ends */
+	const char *native[MAXF];	/* "name" or "name=vm" / "=tr" / "=cp"; NULL ends */
 	struct luaf lua[MAXF];		/* kind 0 ends */
 	const char *kernel[MAXF];
 	int native_incomplete, lua_incomplete, no_G, not_lua;
@@ -52,6 +53,7 @@ static void run(const struct mcase *c, int raw, char *got, size_t gotlen, int *r
 		const char *s = c->native[in.n_native];
 
 		how[in.n_native] = strstr(s, "=vm") ? LT_HOW_CFI | LT_HOW_F_VM :
+				   strstr(s, "=cp") ? LT_HOW_CFI | LT_HOW_F_VM | LT_HOW_F_CP :
 				   strstr(s, "=tr") ? LT_HOW_LJ_VM | LT_HOW_F_TRACE : LT_HOW_CFI;
 	}
 	for (; c->lua[in.n_lua].kind; in.n_lua++) {
@@ -194,6 +196,24 @@ static const struct mcase cases[] = {
 	{ "LuaJIT process, a cut native stack with no VM or Lua frame: falls back",
 	  { "jit_code" }, { { 0 } }, { NULL }, .native_incomplete = 1,
 	  .want = "jit_code", .fallback = MG_NATIVE_TRUNCATED + 1 },
+	{ "the trace recorder, run by lj_vm_cpcall from the interpreter's hook: the "
+	  "cpcall frame stands for no Lua frame and is left out",
+	  { "main", "lua_pcall", "vm=vm", "lj_dispatch_ins", "lj_trace_ins", "cpcall=cp",
+	    "trace_state", "lj_record_ins" },
+	  { L("chunk", LT_LINK_CP), L("step", LT_LINK_LUA), L("work", LT_LINK_LUA) }, { NULL },
+	  .want = "main;lua_pcall;chunk;step;work;lj_dispatch_ins;lj_trace_ins;trace_state;"
+		  "lj_record_ins" },
+	{ "the parser under lua_load, from a C function called by Lua",
+	  { "main", "lua_pcall", "vm1=vm", "luaB_loadstring", "lua_load", "cpcall=cp",
+	    "cpparser", "lj_parse" },
+	  { L("chunk", LT_LINK_CP), C("loadstring", LT_LINK_LUA) }, { NULL },
+	  .want = "main;lua_pcall;chunk;luaB_loadstring;lua_load;cpparser;lj_parse" },
+	{ "without the mark, the same recorder sample falls back",
+	  { "main", "lua_pcall", "vm=vm", "lj_dispatch_ins", "lj_trace_ins", "cpcall=vm",
+	    "trace_state" },
+	  { L("chunk", LT_LINK_CP), L("work", LT_LINK_LUA) }, { NULL },
+	  .want = "main;lua_pcall;vm;lj_dispatch_ins;lj_trace_ins;cpcall;trace_state;chunk;work",
+	  .fallback = MG_SEGMENT_MISMATCH + 1 },
 };
 
 Test(merge, table)
