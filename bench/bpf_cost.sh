@@ -214,32 +214,22 @@ fi
 # nginx + Lua: one worker on CPU 0 under loopback wrk load (wrk on CPU 1).
 if ! echo "nginx worker" | grep -Eq -e "${ONLY:-.}"; then
 	:
-elif [ -z "$(ngl_missing)" ] && command -v wrk >/dev/null 2>&1 && port=$(free_port) &&
-	ngl_conf "$tmp/nginx" "$port" 1 "$top/tests/workloads/nginx/luatop_app.lua"; then
-	# shellcheck disable=SC2046
-	taskset -c 0 nginx $(ngl_args "$tmp/nginx") >/dev/null 2>&1 &
-	master=$!
-	if worker=$(ngl_wait "$tmp/nginx" "$master" "$port" 1); then
-		taskset -c 1 wrk -t1 -c2 -d$(((secs + 8) * ${ROUNDS:-1} * $(echo ${LUATOPS:-x} | wc -w) + 60))s "http://127.0.0.1:$port/" >/dev/null 2>&1 &
-		load=$!
-		sleep 0.5
-		# The other processes' runs here are wrk's and the loopback's, after
-		# work that evicts what the program touches: they cost more than beside
-		# an idle machine. Charge them at what a run for an idle target costs
-		# under this load (a sleeping process profiled meanwhile).
-		if [ -z "${PAIR:-}" ] && [ -z "${LUATOPS:-}" ]; then
-			sleep 60 &
-			_sl=$!
-			_idle=$idle_ns
-			idle_ns=$(window "$_sl" | awk '{ printf "%.0f", $4 }')
-			kill "$_sl"
-			echo "a run for another process beside the nginx worker under wrk: $idle_ns ns"
-		fi
-		report "nginx worker (Lua handler)" "$worker"
-		[ -n "${_idle:-}" ] && idle_ns=$_idle
-	else
-		echo "nginx worker: $worker" >&2
+elif nginx_under_wrk "$top/tests/workloads/nginx/luatop_app.lua" \
+	$(((secs + 8) * ${ROUNDS:-1} * $(echo ${LUATOPS:-x} | wc -w) + 60)); then
+	# The other processes' runs here are wrk's and the loopback's, after
+	# work that evicts what the program touches: they cost more than beside
+	# an idle machine. Charge them at what a run for an idle target costs
+	# under this load (a sleeping process profiled meanwhile).
+	if [ -z "${PAIR:-}" ] && [ -z "${LUATOPS:-}" ]; then
+		sleep 60 &
+		_sl=$!
+		_idle=$idle_ns
+		idle_ns=$(window "$_sl" | awk '{ printf "%.0f", $4 }')
+		kill "$_sl"
+		echo "a run for another process beside the nginx worker under wrk: $idle_ns ns"
 	fi
+	report "nginx worker (Lua handler)" "$worker"
+	[ -n "${_idle:-}" ] && idle_ns=$_idle
 else
-	echo "nginx worker: skipped (${NGL_ERR:-$(ngl_missing)}${NGL_ERR:+}; needs nginx, the Lua module, wrk)"
+	echo "nginx worker: $worker"
 fi

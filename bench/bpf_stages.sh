@@ -52,26 +52,14 @@ run() {
 # nginx_row NAME: one nginx worker on CPU 0 serving a Lua handler to wrk on CPU 1 (as
 # bpf_cost.sh), one row; a line saying why when nginx, its Lua module or wrk is missing.
 nginx_row() {
-	if [ -n "$(ngl_missing)" ] || ! command -v wrk >/dev/null 2>&1; then
-		echo "$1: skipped (${NGL_ERR:-$(ngl_missing)}; needs nginx, the Lua module, wrk)"
-		return 0
-	fi
-	port=$(free_port) && ngl_conf "$tmp/nginx" "$port" 1 "$top/tests/workloads/nginx/luatop_app.lua" ||
-		{ echo "$1: skipped (${NGL_ERR:-no configuration})"; return 0; }
-	# shellcheck disable=SC2046
-	taskset -c 0 nginx $(ngl_args "$tmp/nginx") >/dev/null 2>&1 &
-	master=$!
-	if worker=$(ngl_wait "$tmp/nginx" "$master" "$port" 1); then
-		taskset -c 1 wrk -t1 -c2 -d$((secs + 10))s "http://127.0.0.1:$port/" >/dev/null 2>&1 &
-		load=$!
-		sleep 0.5
+	if nginx_under_wrk "$top/tests/workloads/nginx/luatop_app.lua" $((secs + 10)); then
 		row "$1" "$worker"
 		kill "$load" 2>/dev/null; wait "$load" 2>/dev/null || true
 		load=''
 	else
-		echo "$1: $worker" >&2
+		echo "$1: $worker"
 	fi
-	ngl_stop "$master"
+	[ -n "$master" ] && ngl_stop "$master"
 	master=''
 }
 

@@ -30,6 +30,25 @@ lt_progs() {
 
 cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
 
+# nginx_under_wrk APP SECONDS: one nginx worker pinned to CPU 0 serving APP's Lua
+# handler to loopback wrk (-c2, pinned to CPU 1) for SECONDS; sets $master,
+# $worker (its PID) and $load. Returns 1 with the reason in $worker when nginx,
+# its Lua module or wrk is missing or the worker does not come up.
+nginx_under_wrk() {
+	_why=$(ngl_missing)
+	command -v wrk >/dev/null 2>&1 || _why=${_why:-wrk is not installed}
+	[ -z "$_why" ] || { worker="skipped ($_why)"; return 1; }
+	_port=$(free_port) && ngl_conf "$tmp/nginx" "$_port" 1 "$1" ||
+		{ worker="skipped (${NGL_ERR:-no configuration})"; return 1; }
+	# shellcheck disable=SC2046
+	taskset -c 0 nginx $(ngl_args "$tmp/nginx") >/dev/null 2>&1 &
+	master=$!
+	worker=$(ngl_wait "$tmp/nginx" "$master" "$_port" 1) || return 1
+	taskset -c 1 wrk -t1 -c2 -d"$2"s "http://127.0.0.1:$_port/" >/dev/null 2>&1 &
+	load=$!
+	sleep 0.5
+}
+
 # three_modes ROUNDS FILE WHAT: ROUNDS rounds of run none, run cpu and run
 # offcpu (the script's run MODE prints one line of figures), in a rotating
 # order so that a drift of the machine's speed falls on each mode alike; each

@@ -843,7 +843,6 @@ static uint64_t ct_export_self(const struct calltree *t, uint32_t node, enum ct_
 	return s >= 0.5 ? (uint64_t)llround(s) : 0;
 }
 
-/* Whole stacks of top's subtree with their self samples, into out. */
 /* Node x's self samples, at path (depth frames), into out: the CT_FALLBACK ones
 ** under fb_root (path[-1]) when it is a frame. */
 static int ct_export_node(const struct calltree *t, uint32_t x, enum ct_window w, int fb,
@@ -863,6 +862,7 @@ static int ct_export_node(const struct calltree *t, uint32_t x, enum ct_window w
 	return fbs ? stacktab__add(out, path - 1, depth + 1, fbs) : 0;
 }
 
+/* Whole stacks of top's subtree with their self samples, into out. */
 int calltree__to_stacks(const struct calltree *t, uint32_t top, enum ct_window w,
 			int fallback_only, uint32_t fb_root, struct stacktab *out)
 {
