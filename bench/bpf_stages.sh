@@ -17,7 +17,7 @@ secs=${1:-3} rounds=${2:-2}
 command -v python3 >/dev/null || { echo "bpf_stages.sh: needs python3" >&2; exit 1; }
 . "$top/bench/lib.sh"	# $tmp, nginx helpers, cleanup of $master, $load, $lt
 pid=''
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; bench_cleanup' EXIT
+trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null || :; bench_cleanup' EXIT
 mkdir "$tmp/tree"
 (cd "$top" && tar cf - --exclude=.output --exclude=.git --exclude=.deps .) | (cd "$tmp/tree" && tar xf -)
 python3 "$top/bench/bpf_stages.py" "$tmp/tree"
@@ -54,7 +54,7 @@ run() {
 nginx_row() {
 	if nginx_under_wrk "$top/tests/workloads/nginx/luatop_app.lua" $((secs + 10)); then
 		row "$1" "$worker"
-		kill "$load" 2>/dev/null; wait "$load" 2>/dev/null || true
+		kill "$load" 2>/dev/null || :; wait "$load" 2>/dev/null || :
 		load=''
 	else
 		echo "$1: $worker"

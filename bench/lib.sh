@@ -9,10 +9,12 @@ tmp=$(mktemp -d)
 chmod 755 "$tmp"
 master='' load='' lt=''
 bench_cleanup() {
-	for _p in $load $lt; do kill "$_p" 2>/dev/null; done
-	[ -n "$master" ] && ngl_stop "$master"
+	# Every step "|| :": the scripts run under set -e, which would end the
+	# trap at the first process already gone and leave the rest undone.
+	for _p in $load $lt; do kill "$_p" 2>/dev/null || :; done
+	[ -z "$master" ] || ngl_stop "$master"
 	rm -rf "$tmp"
-	sysctl -q kernel.bpf_stats_enabled=0
+	sysctl -q kernel.bpf_stats_enabled=0 || :
 }
 trap bench_cleanup EXIT
 trap 'exit 130' INT TERM HUP

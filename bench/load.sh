@@ -20,7 +20,7 @@ threads=${1:-200} secs=${2:-10} hz=${3:-999} rounds=${4:-3}
 luatop=${LUATOP:-$top/.output/luatop}
 tmp=$(mktemp -d)
 pid=''
-trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null || :; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM HUP
 make -C "$top" -s .output/bench/spinners
 

@@ -58,14 +58,14 @@ gone() {
 	return 0
 }
 cleanup() {
-	for p in $live $batch; do kill "$p" 2>/dev/null; done
-	for p in $live $batch; do gone "$p" 30 || kill -9 "$p" 2>/dev/null; done
-	[ -n "$load" ] && kill "$load" 2>/dev/null
-	tmx kill-server 2>/dev/null
+	for p in $live $batch; do kill "$p" 2>/dev/null || :; done
+	for p in $live $batch; do gone "$p" 30 || kill -9 "$p" 2>/dev/null || :; done
+	[ -z "$load" ] || kill "$load" 2>/dev/null || :
+	tmx kill-server 2>/dev/null || :
 	if [ -n "$master" ]; then
-		kill "$master" 2>/dev/null
-		gone "$master" || kill -9 "$master" 2>/dev/null
-		wait "$master" 2>/dev/null
+		kill "$master" 2>/dev/null || :
+		gone "$master" || kill -9 "$master" 2>/dev/null || :
+		wait "$master" 2>/dev/null || :
 	fi
 	if [ "${SOAK_KEEP:-0}" = 1 ]; then echo "soak: kept $tmp" >&2; else rm -rf "$tmp"; fi
 }

@@ -93,11 +93,13 @@ $(grep -A12 -E '\[(error|alert|crit)\]' "$_d/logs/error.log" | head -14)"
 }
 
 ngl_stop() {
-	kill "$1" 2>/dev/null
+	kill "$1" 2>/dev/null || :
 	_i=0
 	while ngl_alive "$1" && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
-	kill -9 "$1" 2>/dev/null
-	wait "$1" 2>/dev/null
+	# "|| :": callers run under set -e, where a master already gone must not
+	# end the script (in an EXIT trap, before the rest of its cleanup).
+	kill -9 "$1" 2>/dev/null || :
+	wait "$1" 2>/dev/null || :
 }
 
 free_port() {
