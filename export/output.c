@@ -52,6 +52,18 @@ static int fail(char *err, size_t errlen, int e, const char *what, const char *p
 	return -e;
 }
 
+/* An existing path is replaced by a new file renamed over it: where no file
+** can be made (/proc, /sys), the reason is its directory's. -e. */
+static int fail_replace(char *err, size_t errlen, int e, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	int dirlen = slash ? (slash == path ? 1 : (int)(slash - path)) : 1;
+
+	snprintf(err, errlen, "cannot replace %s: no new file can be made in %.*s (%s)",
+		 path, dirlen, slash ? path : ".", strerror(e));
+	return -e;
+}
+
 /* "PATH WHY" into err; -e. */
 static int refuse(char *err, size_t errlen, int e, const char *path, const char *why)
 {
@@ -121,7 +133,8 @@ static int open_file(struct output_file *o, const struct stat *st, char *err, si
 		if (fd < 0)
 			return fail(err, errlen, errno, "cannot write", o->path);
 	} else if ((fd = open_tmp(o)) < 0) {
-		return fail(err, errlen, -fd, "cannot create", o->path);
+		return st ? fail_replace(err, errlen, -fd, o->path)
+			  : fail(err, errlen, -fd, "cannot create", o->path);
 	}
 	if (!(o->f = fdopen(fd, "w"))) {
 		int e = errno;

@@ -21,6 +21,10 @@ expect_error 1 'theirs belongs to another user: not replaced' \
 expect_error 1 '^luatop: cannot create /nonexistent/x: No such file or directory$' \
 	"$LUATOP" -o /nonexistent/x --duration 60 -- sh -c "touch '$TMP/ran'"
 [ ! -e "$TMP/ran" ] || fail "the command ran although -o could not be created"
+# An existing file where no new one can be made (the profile replaces it by a
+# new file renamed over it): the directory is named as the reason.
+expect_error 1 '^luatop: cannot replace /proc/version: no new file can be made in /proc [(]No such file or directory[)]$' \
+	"$LUATOP" -o /proc/version --duration 60 -- true
 mkdir "$TMP/dir"
 expect_error 1 "dir is a directory" "$LUATOP" -o "$TMP/dir" --duration 60 -- true
 
