@@ -6,7 +6,7 @@
 **   regs PC SP BP [R14 RDX RBX]
 **   gcache G                  (2) the thread's cached global_State
 **   luacfg ENABLED G2DISP CUR_L VMSTATE JIT_BASE JIT_TRACE VM_LO VM_HI LEAF_LO
-**          LEAF_HI FFI_LO FFI_HI      (2) the process's LuaJIT facts
+**          LEAF_HI FFI_LO FFI_HI [CP_RET]   (2) the process's LuaJIT facts
 **   read ADDR SIZE RC DATA    (2) the walk's reads of user memory, in order
 **   stack BASE LEN            (1) followed by LEN bytes as hex, 64 per line
 **   mapping START END BIAS ROW_START ROW_COUNT
@@ -86,11 +86,12 @@ static void write_inputs(FILE *f, const struct uw_snapshot *s)
 	}
 	fprintf(f, "gcache 0x%" PRIx64 " %d\n", s->cached_G, s->cached_own);
 	if (c)
-		fprintf(f, "luacfg %u %u %u %u %u %u 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx\n",
+		fprintf(f, "luacfg %u %u %u %u %u %u 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx 0x%llx\n",
 			c->enabled, c->g2disp, c->off_cur_L, c->off_vmstate, c->off_jit_base,
 			c->off_jit_trace, (unsigned long long)c->vm_lo, (unsigned long long)c->vm_hi,
 			(unsigned long long)c->leaf_lo, (unsigned long long)c->leaf_hi,
-			(unsigned long long)c->ffi_lo, (unsigned long long)c->ffi_hi);
+			(unsigned long long)c->ffi_lo, (unsigned long long)c->ffi_hi,
+			(unsigned long long)c->cp_ret);
 	for (size_t i = 0; i < s->nreads; i++)
 		fprintf(f, "read 0x%llx %u %d 0x%llx\n", (unsigned long long)s->reads[i].addr,
 			s->reads[i].size, s->reads[i].rc, (unsigned long long)s->reads[i].data);
@@ -249,14 +250,17 @@ static int parse_regs(struct fx_reader *r, struct uw_fixture *fx)
 static int parse_cfg(struct fx_reader *r, struct uw_fixture *fx)
 {
 	struct lt_lua_cfg *c = &fx->cfg;
-	unsigned long long v[6];
+	unsigned long long v[7] = { 0 };
+	int n;
 
-	if (sscanf(r->buf, "luacfg %u %u %u %u %u %u %llx %llx %llx %llx %llx %llx", &c->enabled,
-		   &c->g2disp, &c->off_cur_L, &c->off_vmstate, &c->off_jit_base,
-		   &c->off_jit_trace, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) != 12)
+	/* cp_ret, the last, came later: fixtures captured before have 12 fields. */
+	n = sscanf(r->buf, "luacfg %u %u %u %u %u %u %llx %llx %llx %llx %llx %llx %llx",
+		   &c->enabled, &c->g2disp, &c->off_cur_L, &c->off_vmstate, &c->off_jit_base,
+		   &c->off_jit_trace, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]);
+	if (n != 12 && n != 13)
 		return fx_fail(r, "bad luacfg");
 	c->vm_lo = v[0], c->vm_hi = v[1], c->leaf_lo = v[2], c->leaf_hi = v[3];
-	c->ffi_lo = v[4], c->ffi_hi = v[5];
+	c->ffi_lo = v[4], c->ffi_hi = v[5], c->cp_ret = v[6];
 	fx->snap.cfg = c;
 	return 0;
 }

@@ -263,7 +263,7 @@ Test(unwind, captured_fixtures_replay_identically)
 	const char *dir = "tests/fixtures/unwind";
 	DIR *d = opendir(dir);
 	struct dirent *e;
-	unsigned checked = 0, with_lua = 0;
+	unsigned checked = 0, with_lua = 0, with_cp = 0;
 
 	cr_assert_not_null(d, "run from the source tree: %s missing", dir);
 	while ((e = readdir(d))) {
@@ -284,6 +284,11 @@ Test(unwind, captured_fixtures_replay_identically)
 		cr_expect_eq(walk__replay(&fx.snap, r), 0, "%s: the replay diverged", path);
 		check_replay(path, &fx, r);
 		with_lua += fx.expect->n_lua > 0;
+		for (unsigned i = 0; i < fx.expect->n_user && i < LT_MAX_USER; i++)
+			if (fx.expect->user_how[i] & LT_HOW_F_CP) {
+				with_cp++;
+				break;
+			}
 		uw_fixture__free(&fx);
 		free(r);
 		checked++;
@@ -292,6 +297,8 @@ Test(unwind, captured_fixtures_replay_identically)
 	cr_assert_geq(checked, 3, "want at least 3 fixtures, found %u", checked);
 	cr_assert_geq(with_lua, 4, "want LuaJIT fixtures (JIT on, both flavours), found %u",
 		      with_lua);
+	cr_assert_geq(with_cp, 2, "want a VM frame in lj_vm_cpcall's C call (the trace "
+		      "recorder, both flavours), found %u", with_cp);
 }
 
 /* A replay that reads what the kernel's walk did not is told, not trusted. */
