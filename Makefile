@@ -94,6 +94,11 @@ $(OUT)/bench/spinners $(OUT)/bench/switches: $(OUT)/bench/%: bench/%.c | $(OUT)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -pthread $< -o $@
 
+$(OUT)/bench/sweep: bench/sweep.c | $(OUT)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer $< -o $@
+
 # bench/irq_cost: a BPF program of its own, on the running kernel's types.
 $(OUT)/vmlinux.h: | $(OUT)
 	$(call msg,GEN,$@)

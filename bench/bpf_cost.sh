@@ -1,6 +1,7 @@
 #!/bin/sh
 # Mean run time of the BPF sampler per sample, from the kernel's BPF stats
-# (kernel.bpf_stats_enabled), on native, pure-Lua, FFI, Lua<->C and nginx workloads.
+# (kernel.bpf_stats_enabled), on native (also one that empties the caches), pure-Lua,
+# FFI, Lua<->C and nginx workloads.
 # As root, after make.
 #
 #   sh bench/bpf_cost.sh [SECONDS] [HZ]
@@ -34,7 +35,8 @@ up=$top/.deps/luajit-upstream/usr/bin/luajit
 . "$top/bench/lib.sh"
 # This shell and its stats readers (bpftool) on CPU 1 with luatop: CPU 0 is the workload's.
 taskset -cp 1 $$ >/dev/null
-make -C "$top" -s .output/luatop .output/workloads/qsort_nofp .output/workloads/burn >/dev/null
+make -C "$top" -s .output/luatop .output/workloads/qsort_nofp .output/workloads/burn \
+	.output/bench/sweep >/dev/null
 
 # stats PID: "run_cnt run_time_ns" of the sampler program PID holds.
 stats() { lt_progs "$1" | awk '$1 == "sample" { print $2, $3 }'; }
@@ -196,6 +198,20 @@ else
 fi
 measure "burn (frame pointers)" "$wl/burn" 900
 measure "qsort_nofp" "$wl/qsort_nofp" 900
+# The sampler's own lines: the cheapest walk there is, its target keeping the
+# caches (16 KiB) or emptying them between two samples (32 MiB); and a run for
+# a sleeping process while the sweep runs on CPU 0 (half the runs are CPU 1's).
+measure "sweep 16 KiB (caches kept)" "$top/.output/bench/sweep" 16
+measure "sweep 32 MiB (caches emptied)" "$top/.output/bench/sweep" 32768
+if [ -z "${PAIR:-}" ] && [ -z "${LUATOPS:-}" ] && echo "sweep 32 MiB" | grep -Eq -e "${ONLY:-.}"; then
+	taskset -c 0 "$top/.output/bench/sweep" 32768 &
+	load=$!
+	sleep 60 &
+	_sl=$!
+	echo "a run for another process, sweep 32 MiB on CPU 0: $(window "$_sl" | awk '{ printf "%.0f", $4 }') ns"
+	kill "$load" "$_sl"
+	load=''
+fi
 measure "luajit2 -joff clib" luajit -joff "$top/tests/workloads/clib.lua" 900
 measure "luajit2 JIT clib" luajit "$top/tests/workloads/clib.lua" 900
 if [ -x "$up" ]; then
