@@ -21,7 +21,8 @@ trap '[ -z "$pid" ] || kill "$pid" 2>/dev/null || :; bench_cleanup' EXIT
 mkdir "$tmp/tree"
 (cd "$top" && tar cf - --exclude=.output --exclude=.git --exclude=.deps .) | (cd "$tmp/tree" && tar xf -)
 python3 "$top/bench/bpf_stages.py" "$tmp/tree"
-make -C "$tmp/tree" -s -j2 .output/luatop .output/workloads/burn .output/workloads/qsort_nofp >/dev/null
+make -C "$tmp/tree" -s -j2 .output/luatop .output/workloads/burn .output/workloads/qsort_nofp \
+	.output/bench/sweep >/dev/null
 lt_bin=$tmp/tree/.output/luatop
 
 # row NAME PID: PID (running on CPU 0) profiled for $secs, one row.
@@ -45,7 +46,7 @@ run() {
 	pid=$!
 	sleep 0.5
 	row "$name" "$pid"
-	kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
+	kill "$pid" 2>/dev/null || :; wait "$pid" 2>/dev/null || :
 	pid=''
 }
 
@@ -69,6 +70,7 @@ r=0
 while [ "$r" -lt "$rounds" ]; do
 	run "burn (frame pointers)" "$tmp/tree/.output/workloads/burn" 60
 	run "qsort_nofp" "$tmp/tree/.output/workloads/qsort_nofp" 60
+	run "sweep 32 MiB (caches emptied)" "$tmp/tree/.output/bench/sweep" 32768
 	run "luajit2 JIT clib.lua" luajit "$top/tests/workloads/clib.lua" 60
 	run "luajit2 JIT demo.lua" luajit "$top/scripts/demo.lua" 60
 	run "luajit2 -joff demo.lua" luajit -joff "$top/scripts/demo.lua" 60
