@@ -201,8 +201,8 @@ measure "qsort_nofp" "$wl/qsort_nofp" 900
 # The sampler's own lines: the cheapest walk there is, its target keeping the
 # caches (16 KiB) or emptying them between two samples (32 MiB); and a run for
 # a sleeping process while the sweep runs on CPU 0 (half the runs are CPU 1's).
-measure "sweep 16 KiB (caches kept)" "$top/.output/bench/sweep" 16
-measure "sweep 32 MiB (caches emptied)" "$top/.output/bench/sweep" 32768
+measure "sweep 16 KiB (warm caches)" "$top/.output/bench/sweep" 16
+measure "sweep 32 MiB (cold caches)" "$top/.output/bench/sweep" 32768
 if [ -z "${PAIR:-}" ] && [ -z "${LUATOPS:-}" ] && echo "sweep 32 MiB" | grep -Eq -e "${ONLY:-.}"; then
 	taskset -c 0 "$top/.output/bench/sweep" 32768 &
 	load=$!

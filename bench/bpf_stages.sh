@@ -70,7 +70,7 @@ r=0
 while [ "$r" -lt "$rounds" ]; do
 	run "burn (frame pointers)" "$tmp/tree/.output/workloads/burn" 60
 	run "qsort_nofp" "$tmp/tree/.output/workloads/qsort_nofp" 60
-	run "sweep 32 MiB (caches emptied)" "$tmp/tree/.output/bench/sweep" 32768
+	run "sweep 32 MiB (cold caches)" "$tmp/tree/.output/bench/sweep" 32768
 	run "luajit2 JIT clib.lua" luajit "$top/tests/workloads/clib.lua" 60
 	run "luajit2 JIT demo.lua" luajit "$top/scripts/demo.lua" 60
 	run "luajit2 -joff demo.lua" luajit -joff "$top/scripts/demo.lua" 60
