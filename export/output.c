@@ -52,18 +52,6 @@ static int fail(char *err, size_t errlen, int e, const char *what, const char *p
 	return -e;
 }
 
-/* An existing path is replaced by a new file renamed over it: where no file
-** can be made (/proc, /sys), the reason is its directory's. -e. */
-static int fail_replace(char *err, size_t errlen, int e, const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	int dirlen = slash ? (slash == path ? 1 : (int)(slash - path)) : 1;
-
-	snprintf(err, errlen, "cannot replace %s: no new file can be made in %.*s (%s)",
-		 path, dirlen, slash ? path : ".", strerror(e));
-	return -e;
-}
-
 /* "PATH WHY" into err; -e. */
 static int refuse(char *err, size_t errlen, int e, const char *path, const char *why)
 {
@@ -84,6 +72,19 @@ static int dir_of(const char *path, char *dir, size_t dirsz)
 	memcpy(dir, slash ? path : ".", n);
 	dir[n] = '\0';
 	return 0;
+}
+
+/* An existing path is replaced by a new file renamed over it: where no file
+** can be made (/proc, /sys), the reason is its directory's. -e. */
+static int fail_replace(char *err, size_t errlen, int e, const char *path)
+{
+	char dir[sizeof(((struct output_file *)0)->tmp)];
+
+	if (dir_of(path, dir, sizeof(dir)))
+		return fail(err, errlen, e, "cannot replace", path);
+	snprintf(err, errlen, "cannot replace %s: no new file can be made in %s (%s)", path, dir,
+		 strerror(e));
+	return -e;
 }
 
 /* A new temporary file in path's directory (O_EXCL: never an existing one). */
