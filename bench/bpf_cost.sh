@@ -70,6 +70,15 @@ window() {
 			print c - c0, n - n0, t1 - t0, k ? m[int((k + 1) / 2)] : 0, k ? m[1] : 0 }' "$tmp/stats"
 }
 
+# other_run_ns: ns a run for another process costs now (a sleeping process
+# profiled; every run is then for another one).
+other_run_ns() {
+	sleep 60 &
+	_sl=$!
+	window "$_sl" | awk '{ printf "%.0f", $4 }'
+	kill "$_sl"
+}
+
 # pair NAME PID: the builds of $LUATOPS all at once on PID (PAIR=1), each
 # with its own program at each sampling tick of the same seconds, so that the
 # host's noise falls on all of them alike; twice, the second time started in
@@ -189,10 +198,7 @@ echo "BPF sampler cost at $hz Hz, $secs s per workload ($(uname -r), $(nproc --a
 if [ -n "${PAIR:-}" ]; then
 	printf "%-34s %8s %8s %7s %7s %7s\n" "workload [build]" runs ns/run "vs 1st" fwd rev
 else
-	sleep 60 &
-	idle=$!
-	idle_ns=$(window "$idle" | awk '{ printf "%.0f", $4 }')
-	kill "$idle"
+	idle_ns=$(other_run_ns)
 	echo "a run for another process (idle target): $idle_ns ns"
 	printf "%-28s %7s %7s %8s %8s %8s %8s %8s %6s\n" workload runs ns/run samples "ns/sample" bound median best frames
 fi
@@ -206,10 +212,8 @@ measure "sweep 32 MiB (cold caches)" "$top/.output/bench/sweep" 32768
 if [ -z "${PAIR:-}" ] && [ -z "${LUATOPS:-}" ] && echo "sweep 32 MiB" | grep -Eq -e "${ONLY:-.}"; then
 	taskset -c 0 "$top/.output/bench/sweep" 32768 &
 	load=$!
-	sleep 60 &
-	_sl=$!
-	echo "a run for another process, sweep 32 MiB on CPU 0: $(window "$_sl" | awk '{ printf "%.0f", $4 }') ns"
-	kill "$load" "$_sl"
+	echo "a run for another process, sweep 32 MiB on CPU 0: $(other_run_ns) ns"
+	kill "$load"
 	load=''
 fi
 measure "luajit2 -joff clib" luajit -joff "$top/tests/workloads/clib.lua" 900
@@ -237,11 +241,8 @@ elif nginx_under_wrk "$top/tests/workloads/nginx/luatop_app.lua" \
 	# an idle machine. Charge them at what a run for an idle target costs
 	# under this load (a sleeping process profiled meanwhile).
 	if [ -z "${PAIR:-}" ] && [ -z "${LUATOPS:-}" ]; then
-		sleep 60 &
-		_sl=$!
 		_idle=$idle_ns
-		idle_ns=$(window "$_sl" | awk '{ printf "%.0f", $4 }')
-		kill "$_sl"
+		idle_ns=$(other_run_ns)
 		echo "a run for another process beside the nginx worker under wrk: $idle_ns ns"
 	fi
 	report "nginx worker (Lua handler)" "$worker"
