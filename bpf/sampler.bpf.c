@@ -85,7 +85,7 @@ static __always_inline long logged_read(void *ctx, void *dst, __u32 size, __u64 
 static __always_inline struct lt_walk *walk_state(void);
 static __always_inline long stack_read(void *ctx, __u64 *dst, __u64 addr);
 static __always_inline void lua_window(void *ctx, __u64 lo, __u64 end);
-static __always_inline long lua_slots_read(void *ctx, __u64 *dst, __u64 addr);
+static __always_inline long lua_stack_read(void *ctx, __u64 *dst, __u32 size, __u64 addr);
 static __always_inline void g_window(void *ctx, __u64 G);
 static __always_inline long g_read(void *ctx, void *dst, __u32 size, __u64 addr);
 
@@ -93,7 +93,8 @@ static __always_inline long g_read(void *ctx, void *dst, __u32 size, __u64 addr)
 #define LT_READ_USER(ctx, dst, size, addr) logged_read((ctx), (dst), (size), (addr))
 #define LT_READ_STACK(ctx, dst, addr) stack_read((ctx), (dst), (addr))
 #define LT_LUA_WINDOW(ctx, lo, end) lua_window((ctx), (lo), (end))
-#define LT_READ_LUA_SLOTS(ctx, dst, addr) lua_slots_read((ctx), (dst), (addr))
+#define LT_READ_LUA_SLOTS(ctx, dst, addr) lua_stack_read((ctx), (dst), 16, (addr))
+#define LT_READ_LUA_WORD(ctx, dst, addr) lua_stack_read((ctx), (dst), 8, (addr))
 #define LT_G_WINDOW(ctx, G) g_window((ctx), (G))
 #define LT_READ_G(ctx, dst, size, addr) g_read((ctx), (dst), (size), (addr))
 #define LT_UW_ROW(ctx, idx) ({ __u32 _k = (idx); \
@@ -606,21 +607,23 @@ static __always_inline void lua_window(void *ctx, __u64 lo, __u64 end)
 	sw->lua_low = end;
 }
 
-/* A Lua frame's function and link: from the Lua window when they are in it. */
-static __always_inline long lua_slots_read(void *ctx, __u64 *dst, __u64 addr)
+/* A read of a Lua frame's slots, 16 bytes (its function and link) or 8 (a
+** continuation's): from the Lua window when they are in it. */
+static __always_inline long lua_stack_read(void *ctx, __u64 *dst, __u32 size, __u64 addr)
 {
 	struct sampler_walk *sw = ctx;
 	__u64 off = addr - sw->lua_lo;
 
 	if (addr < sw->lua_low)
 		sw->lua_low = addr;
-	if (off >= sw->lua_n || sw->lua_n - off < 16)	/* also below the window */
-		return logged_read(ctx, dst, 16, addr);
+	if (off >= sw->lua_n || sw->lua_n - off < size)	/* also below the window */
+		return logged_read(ctx, dst, size, addr);
 	off &= LUA_BUF - 1;
 	dst[0] = *(const __u64 *)(sw->lua + off);
-	dst[1] = *(const __u64 *)(sw->lua + off + 8);
+	if (size == 16)
+		dst[1] = *(const __u64 *)(sw->lua + off + 8);
 	if (capture_every && sw->capturing)
-		log_read(dst, 16, addr, 0);
+		log_read(dst, size, addr, 0);
 	return 0;
 }
 

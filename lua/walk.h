@@ -6,6 +6,8 @@
 **   LT_LUA_WINDOW(ctx, lo, end)        a walk starts: its frames are in [lo, end)
 **   LT_READ_LUA_SLOTS(ctx, dst, addr)  the 16 bytes of a frame's function and
 **                                      link at addr, as LT_READ_USER would
+**   LT_READ_LUA_WORD(ctx, dst, addr)   8 bytes of a frame's slots below those
+**                                      (a continuation frame's), likewise
 **
 **   base-2: function TValue   base-1: link (ftsz)   base: first argument
 **
@@ -25,6 +27,9 @@
 #endif
 #ifndef LT_READ_LUA_SLOTS
 #define LT_READ_LUA_SLOTS(ctx, dst, addr) LT_READ_USER((ctx), (dst), 16, (addr))
+#endif
+#ifndef LT_READ_LUA_WORD
+#define LT_READ_LUA_WORD(ctx, dst, addr) LT_READ_USER((ctx), (dst), 8, (addr))
 #endif
 
 struct lt_lua_walk {
@@ -161,8 +166,8 @@ static LT_INLINE int lt_lua_walk_step(void *ctx, struct lt_lua_walk *w,
 		if (link == LT_LJ_FRAME_CONT) {
 			__u64 cont = 0;
 
-			if (LT_READ_USER(ctx, &next_pc, sizeof(next_pc), f - 16) ||
-			    LT_READ_USER(ctx, &cont, sizeof(cont), f - 24)) {
+			if (LT_READ_LUA_WORD(ctx, &next_pc, f - 16) ||
+			    LT_READ_LUA_WORD(ctx, &cont, f - 24)) {
 				w->bad = 1;
 				return 1;
 			}
