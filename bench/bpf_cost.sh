@@ -38,8 +38,12 @@ taskset -cp 1 $$ >/dev/null
 make -C "$top" -s .output/luatop .output/workloads/qsort_nofp .output/workloads/burn \
 	.output/bench/sweep >/dev/null
 
-# stats PID: "run_cnt run_time_ns" of the sampler program PID holds.
-stats() { lt_progs "$1" | awk '$1 == "sample" { print $2, $3 }'; }
+# stats PID: "run_cnt run_time_ns" of the sampler program PID holds, the time of
+# its flush program added: the flush sends most batches (wire/luatop.h).
+stats() {
+	lt_progs "$1" | awk '$1 == "sample" { c = $2; t += $3 } $1 == "flush" { t += $3 }
+		END { if (c != "") print c, t }'
+}
 
 idle_ns=0
 # window PID: profile PID for $secs after 3 s of start-up, its BPF stats read every

@@ -82,8 +82,9 @@ struct tables *sampler__tables(const struct sampler *s);
 /* The ring buffer's size in bytes (chosen from the CPUs and the rate by default). */
 size_t sampler__ring_bytes(const struct sampler *s);
 /* The CPU sampler program's runs and their total time, other processes' runs
-** included, from the kernel's BPF stats: 0 and 0 unless kernel.bpf_stats_enabled
-** was set while it ran. 0, or -errno. */
+** included, with the time of the flushes that send its batches, from the
+** kernel's BPF stats: 0 and 0 unless kernel.bpf_stats_enabled was set while it
+** ran. 0, or -errno. */
 int sampler__cost(const struct sampler *s, uint64_t *runs, uint64_t *ns);
 /* Total of sampler__drops(). */
 uint64_t sampler__dropped(const struct sampler *s);

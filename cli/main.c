@@ -393,7 +393,8 @@ static void report_cost(struct session *s)
 	if (sampler__cost(s->sampler, &runs, &ns) || !runs)
 		return;
 	lt_log(LT_LOG_DEBUG, "sampler: %llu runs (other processes' included), %.0f ns each "
-	       "(kernel.bpf_stats_enabled)", (unsigned long long)runs, (double)ns / runs);
+	       "(with its batches' flushes; kernel.bpf_stats_enabled)", (unsigned long long)runs,
+	       (double)ns / runs);
 }
 
 /* Why samples were lost: one line, the reasons by count (d: one reading of them). */

@@ -221,14 +221,19 @@ struct lt_sample {
 ** A CPU's samples, packed (wire/pack.h) back to back, in one ring buffer record.
 ** An output to the ring has a fixed cost, its lock, its two positions and its
 ** header each on a page of their own (~0.5 us a call on this VM, whatever the
-** size): one output per sample paid it every time. The sampler packs each
-** sample into its CPU's batch and sends the batch when another record of the
-** largest size might not fit, when its first sample is LT_BATCH_AGE_NS old, when
-** a sample needs user space now (LT_SAMPLE_NEW_CODE), and when user space asks
-** (its periodic flush, and what is left once the sampler is detached).
+** size, and 4-8 us when the target's work has emptied the caches): one output
+** per sample paid it every time. The sampler packs each sample into its CPU's
+** batch and sends the batch when another record of the largest size might not
+** fit, when its first sample is LT_BATCH_AGE_NS old, when a sample needs user
+** space now (LT_SAMPLE_NEW_CODE), and when user space asks (its flush at every
+** read of the ring, and what is left once the sampler is detached). So user
+** space's reads set how long samples wait, and the age only bounds it: an 8 KB
+** batch sent at 20 ms held 8-12 samples at 999 Hz and one or two at 99 Hz, its
+** output a sixth of a sample's cost (docs/PERFORMANCE.md, 2026-12-06 night).
+** As large as a per-CPU map value can be (PCPU_MIN_UNIT_SIZE, 32 KB).
 */
-#define LT_BATCH_BYTES		8192	/* room for records */
-#define LT_BATCH_AGE_NS		20000000ull	/* a batch's first sample waits at most this
+#define LT_BATCH_BYTES		32736	/* room for records */
+#define LT_BATCH_AGE_NS		250000000ull	/* a batch's first sample waits at most this
 						   (while its CPU samples) */
 struct lt_batch {
 	__u32 type;			/* LT_WIRE_BATCH */
@@ -373,6 +378,7 @@ _Static_assert(__builtin_offsetof(struct lt_sample, user_how) + LT_MAX_USER ==
 _Static_assert(__builtin_offsetof(struct lt_batch, data) == LT_BATCH_HEAD, "lt_batch header");
 _Static_assert(LT_BATCH_BYTES >= sizeof(struct lt_sample) + 2048,
 	       "a batch holds the largest record and several typical ones");
+_Static_assert(sizeof(struct lt_batch) <= 32768, "a batch fits a per-CPU map value");
 _Static_assert(sizeof(struct lt_uregs) == 48, "lt_uregs layout");
 _Static_assert(sizeof(struct lt_read) == 24, "lt_read layout");
 _Static_assert(__builtin_offsetof(struct lt_capture, reads) == 72, "lt_capture header");
