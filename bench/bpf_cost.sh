@@ -15,7 +15,8 @@
 #   ONLY=REGEX: only the workloads whose names match (ONLY='clib|demo')
 #
 # Each workload is pinned to CPU 0 and luatop to CPU 1; the stats of luatop's own
-# program (found through its file descriptors: other luatops may run) are read
+# program, its flush program's time added (found through its file descriptors:
+# other luatops may run), are read
 # over SECONDS once the start-up is over. The program runs on every CPU at HZ, and
 # runs for other processes return after one hash lookup: "per run" averages all
 # runs; "per sample" charges the workload's samples with the whole run time minus
