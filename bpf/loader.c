@@ -636,7 +636,8 @@ struct tables *sampler__tables(const struct sampler *s)
 	return s->tables;
 }
 
-/* Run count and time of one of the sampler's programs (kernel.bpf_stats_enabled). */
+/* Run count (runs: NULL, not wanted) and time of one of the sampler's programs
+** (kernel.bpf_stats_enabled). */
 static int prog_cost(const struct bpf_program *p, uint64_t *runs, uint64_t *ns)
 {
 	struct bpf_prog_info info = { 0 };
@@ -644,21 +645,22 @@ static int prog_cost(const struct bpf_program *p, uint64_t *runs, uint64_t *ns)
 
 	if (bpf_obj_get_info_by_fd(bpf_program__fd(p), &info, &len))
 		return -errno;
-	*runs = info.run_cnt;
+	if (runs)
+		*runs = info.run_cnt;
 	*ns = info.run_time_ns;
 	return 0;
 }
 
 int sampler__cost(const struct sampler *s, uint64_t *runs, uint64_t *ns)
 {
-	uint64_t flushes = 0, flush_ns = 0;
+	uint64_t flush_ns = 0;
 	int rc;
 
 	*runs = *ns = 0;
 	if ((rc = prog_cost(s->skel->progs.sample, runs, ns)))
 		return rc;
 	/* The flush sends most batches now (LT_BATCH_AGE_NS): its time is the samples'. */
-	if (!prog_cost(s->skel->progs.flush, &flushes, &flush_ns))
+	if (!prog_cost(s->skel->progs.flush, NULL, &flush_ns))
 		*ns += flush_ns;
 	return 0;
 }

@@ -4,10 +4,9 @@
 ** tests. The includer defines LT_INLINE and LT_READ_USER(ctx, dst, size, addr),
 ** and may define (the sampler does, to read the Lua stack's top once):
 **   LT_LUA_WINDOW(ctx, lo, end)        a walk starts: its frames are in [lo, end)
-**   LT_READ_LUA_SLOTS(ctx, dst, addr)  the 16 bytes of a frame's function and
-**                                      link at addr, as LT_READ_USER would
-**   LT_READ_LUA_WORD(ctx, dst, addr)   8 bytes of a frame's slots below those
-**                                      (a continuation frame's), likewise
+**   LT_READ_LUA(ctx, dst, size, addr)  size bytes (8 or 16) of a frame's slots
+**                                      at addr (its function and link, a
+**                                      continuation's), as LT_READ_USER would
 **
 **   base-2: function TValue   base-1: link (ftsz)   base: first argument
 **
@@ -25,11 +24,8 @@
 #ifndef LT_LUA_WINDOW
 #define LT_LUA_WINDOW(ctx, lo, end) ((void)0)
 #endif
-#ifndef LT_READ_LUA_SLOTS
-#define LT_READ_LUA_SLOTS(ctx, dst, addr) LT_READ_USER((ctx), (dst), 16, (addr))
-#endif
-#ifndef LT_READ_LUA_WORD
-#define LT_READ_LUA_WORD(ctx, dst, addr) LT_READ_USER((ctx), (dst), 8, (addr))
+#ifndef LT_READ_LUA
+#define LT_READ_LUA(ctx, dst, size, addr) LT_READ_USER((ctx), (dst), (size), (addr))
 #endif
 
 struct lt_lua_walk {
@@ -136,7 +132,7 @@ static LT_INLINE int lt_lua_walk_step(void *ctx, struct lt_lua_walk *w,
 	*emit = 0;
 	if (f < w->lo + 16 || f >= w->hi || (f & 7))
 		return 1;	/* the bottom frame (at stack + 8), or off the stack */
-	if (LT_READ_LUA_SLOTS(ctx, slot, f - 8)) {	/* function and link at once */
+	if (LT_READ_LUA(ctx, slot, 16, f - 8)) {	/* function and link at once */
 		w->bad = 1;
 		return 1;
 	}
@@ -166,8 +162,8 @@ static LT_INLINE int lt_lua_walk_step(void *ctx, struct lt_lua_walk *w,
 		if (link == LT_LJ_FRAME_CONT) {
 			__u64 cont = 0;
 
-			if (LT_READ_LUA_WORD(ctx, &next_pc, f - 16) ||
-			    LT_READ_LUA_WORD(ctx, &cont, f - 24)) {
+			if (LT_READ_LUA(ctx, &next_pc, 8, f - 16) ||
+			    LT_READ_LUA(ctx, &cont, 8, f - 24)) {
 				w->bad = 1;
 				return 1;
 			}

@@ -186,7 +186,7 @@ static LT_INLINE int lt_walk_interp_base(struct lt_walk *w, __u64 L, __u64 base)
 	if (base < lo + 16 || base > lo + 8ull * lt_lj_state_stacksize(&w->ls))
 		return 0;
 	LT_LUA_WINDOW(w, lo, base);
-	return !LT_READ_LUA_SLOTS(w, slot, base - 16) &&
+	return !LT_READ_LUA(w, slot, 16, base - 16) &&
 	       (slot[0] >> LT_LJ_TAG_SHIFT) == LT_LJ_TAG_FUNC;
 }
 
