@@ -2,8 +2,12 @@
 # every few milliseconds of JIT-compiled work, so traces are freed, renumbered and
 # their memory reused between a sample and the time luatop reads the trace. Both
 # flavours: luatop exits 0, every Lua frame it names is one of the program's
-# functions (no frame from a reused trace, nothing unreadable), and the samples
-# whose trace was gone are counted under their reason.
+# functions (no frame from a reused trace, nothing unreadable). The share of
+# samples whose trace was gone by the time luatop read it is printed, not
+# required: it is a race between the flush and luatop's read (0-90% here, run
+# to run), and a trace recompiled at the same place with the same header reads
+# as the one sampled. The unit test trace::flushed_between_sample_and_read
+# makes each way a trace can be gone certain and checks its reason.
 script=$TOP/tests/workloads/flush.lua
 [ -r "$script" ] || fail "missing $script"
 bad=0
@@ -25,7 +29,6 @@ for flavour in $(lj_flavours); do
 	echo "    $flavour: $total samples, trace gone in ${gone:-0}%; wrong frames: ${wrong:-none}" >&2
 	[ "$total" -ge 300 ] || { echo "    $flavour: too few samples" >&2; bad=1; }
 	[ -z "$wrong" ] || bad=1
-	[ -n "$gone" ] || { echo "    $flavour: no sample counted as trace gone" >&2; cat "$TMP/err" >&2; bad=1; }
 done
 [ "$bad" = 0 ] || fail "flushed traces mishandled"
 exit 0
