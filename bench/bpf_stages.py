@@ -48,8 +48,8 @@ static __always_inline long logged_read(void *ctx, void *dst, __u32 size, __u64 
     ("	walk_current(tgid, (__u32)id, target);\n",
      "	__u64 t0 = bpf_ktime_get_ns(), t00 = te;\n\n	ST(12, t0 - te);\n	walk_current(tgid, (__u32)id, target);\n"
      "	ST(0, 1);\n	t0 = bpf_ktime_get_ns();\n"),
-    ("		kernel_stack(ctx, sw);\n	send_sample(sw);\n",
-     "		kernel_stack(ctx, sw);\n	ST_LAP(6);\n	ST(%d, sw->w.s.n_kernel);\n	send_sample(sw);\n"
+    ("		kernel_stack(ctx, sw);\n	send_walked();\n",
+     "		kernel_stack(ctx, sw);\n	ST_LAP(6);\n	ST(%d, sw->w.s.n_kernel);\n	send_walked();\n"
      "	ST(9, bpf_ktime_get_ns() - t00);\n" % KFRAMES),
     ("	b->len = off + lt_sample_pack(b->data + off, &w->s);\n",
      "	__u64 t0 = bpf_ktime_get_ns();\n\n	b->len = off + lt_sample_pack(b->data + off, &w->s);\n"

@@ -108,15 +108,25 @@ static __always_inline long g_read(void *ctx, void *dst, __u32 size, __u64 addr)
 ** in its per-CPU map instead. Each step is a global function (below): the
 ** verifier checks a bpf_loop callback again and again until its states
 ** converge, and a step inlined in its callback took 80% of the program's
-** verification (0.4M instructions, 1.5 s at start-up on kernel 6.18.44). */
+** verification (0.4M instructions, 1.5 s at start-up on kernel 6.18.44). The
+** rule lookup's search steps too: inlined in their callbacks they took 70% of
+** what was left (global functions, their state on the caller's stack). */
 int walk_user_step(void);
 int walk_lua_step(void);
+struct lt_map_search;
+struct lt_row_search;
+int uw_map_steps(struct lt_map_search *s);
+int uw_row_steps(struct lt_row_search *s);
+#define LT_UW_MAP_STEPS(s) uw_map_steps(s)
+#define LT_UW_ROW_STEPS(s) uw_row_steps(s)
 int walk_lua_switch(void);
 #define LT_WALK_STATE(arg) walk_state()
 #define LT_WALK_ARG(w) NULL
 #define LT_WALK_USER_STEP(arg) walk_user_step()
 #define LT_WALK_LUA_STEP(arg) walk_lua_step()
 #define LT_WALK_LUA_SWITCH(arg) walk_lua_switch()
+int walk_lj_step(void);
+#define LT_WALK_LJ_STEP(w) walk_lj_step()
 #define LT_LOOKUP_CTX(w) NULL
 #include "unwind/lookup.h"
 
@@ -384,10 +394,30 @@ static __always_inline struct lt_walk *walk_state(void)
 	return sw ? &sw->w : NULL;
 }
 
+/* One loop call's steps of the mapping and row searches (unwind/lookup.h). */
+__attribute__((noinline)) int uw_map_steps(struct lt_map_search *s)
+{
+	return s ? lt_uw_map_steps(s) : 1;
+}
+
+__attribute__((noinline)) int uw_row_steps(struct lt_row_search *s)
+{
+	return s ? lt_uw_row_steps(s) : 1;
+}
+
 /* One user frame of the walk in progress (lt_walk_frame_step): verified once. */
 __attribute__((noinline)) int walk_user_step(void)
 {
 	return lt_walk_frame_step(walk_state());
+}
+
+/* The cframe rule's step out of the walk's VM or trace frame (lt_walk_lj_step):
+** verified once, not at each call site. */
+__attribute__((noinline)) int walk_lj_step(void)
+{
+	struct lt_walk *w = walk_state();
+
+	return w ? lt_walk_lj_step(w) : LT_STOP_NO_RULE;
 }
 
 /* One Lua frame of the walk in progress (lt_walk_lua_frame_step): verified once. */
@@ -1017,6 +1047,19 @@ static __always_inline void send_sample(struct sampler_walk *sw)
 		capture_end(sw);
 }
 
+/* send_sample of this CPU's walk, as a function of its own: verified once, and
+** the packing's spilled registers stay out of the frame of each program that
+** walks (syscall_done's chain of calls, down to walk_lj_step's stack reads, must
+** fit in 512 bytes of stack). */
+__attribute__((noinline)) int send_walked(void)
+{
+	struct sampler_walk *sw = bpf_map_lookup_elem(&scratch, &(__u32){ 0 });
+
+	if (sw)
+		send_sample(sw);
+	return 0;
+}
+
 /* User space's periodic flush, run on each CPU (BPF_PROG_TEST_RUN): what a
 ** batch holds goes out even when its CPU samples no more. A walk in progress
 ** on this CPU (busy) sends it soon enough; while this sends, a CPU sample that
@@ -1353,7 +1396,7 @@ int sample(struct bpf_perf_event_data *ctx)
 	sw->w.s.n_kernel = 0;
 	if ((ctx->regs.cs & 3) != 3)
 		kernel_stack(ctx, sw);
-	send_sample(sw);
+	send_walked();
 	return 0;
 }
 
@@ -1527,7 +1570,7 @@ int syscall_done(__u64 *ctx)
 	sw->w.s.n_kernel = nk < LT_MAX_KERNEL ? (__u16)nk : LT_MAX_KERNEL;
 	if (bpf_probe_read_kernel(sw->w.s.kernel, sizeof(sw->w.s.kernel), b->kernel))
 		sw->w.s.n_kernel = 0;
-	send_sample(sw);
+	send_walked();
 	sw->busy = 0;
 	return 0;
 }

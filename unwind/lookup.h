@@ -15,7 +15,9 @@
 **   LT_UW_LOOP(n, cb, state) -> call cb(i, state) for i < n until it returns non-zero
 ** and may define LT_UW_NARROW(ctx, m, key, lo, hi), which narrows the row
 ** search of key in mapping m to rows [*lo, *hi) with its page index
-** (unwind/pageindex.h; the sampler does, the replayer searches all rows).
+** (unwind/pageindex.h; the sampler does, the replayer searches all rows), and
+** LT_UW_MAP_STEPS(s), LT_UW_ROW_STEPS(s) together: a loop call's steps of each
+** search, run by a function of its own (the sampler's are verified once).
 ** ctx is the includer's (NULL in BPF); it travels inside the search states as a
 ** number, because BPF callbacks only get one pointer.
 */
@@ -101,9 +103,9 @@ static LT_INLINE int lt_uw_row_search_step(void *ctx, struct lt_row_search *s)
 	return s->lo >= s->hi;
 }
 
-static long lt_uw_map_cb(__u32 i, void *arg)
+/* One loop call's steps of each search (LT_SEARCH_UNROLL): non-zero when done. */
+static LT_INLINE int lt_uw_map_steps(struct lt_map_search *s)
 {
-	struct lt_map_search *s = arg;
 	const struct lt_uw_proc *p = LT_UW_PROC(LT_UW_CTX(s), s->slot);
 
 	if (!p)
@@ -114,14 +116,27 @@ static long lt_uw_map_cb(__u32 i, void *arg)
 	return 0;
 }
 
-static long lt_uw_row_cb(__u32 i, void *arg)
+static LT_INLINE int lt_uw_row_steps(struct lt_row_search *s)
 {
-	struct lt_row_search *s = arg;
-
 	for (int k = 0; k < LT_SEARCH_UNROLL; k++)
 		if (lt_uw_row_search_step(LT_UW_CTX(s), s))
 			return 1;
 	return 0;
+}
+
+#ifndef LT_UW_MAP_STEPS
+#define LT_UW_MAP_STEPS(s) lt_uw_map_steps(s)
+#define LT_UW_ROW_STEPS(s) lt_uw_row_steps(s)
+#endif
+
+static long lt_uw_map_cb(__u32 i, void *arg)
+{
+	return LT_UW_MAP_STEPS((struct lt_map_search *)arg) != 0;
+}
+
+static long lt_uw_row_cb(__u32 i, void *arg)
+{
+	return LT_UW_ROW_STEPS((struct lt_row_search *)arg) != 0;
 }
 
 /* The rule of the row the search found: LT_STOP__COUNT, or why there is none. */

@@ -28,6 +28,9 @@
 ** (lt_walk_frame_step, lt_walk_lua_frame_step, lt_walk_lua_switch of
 ** LT_WALK_STATE(arg) by default; the sampler calls global functions, which the
 ** verifier checks once instead of once per round of its callback analysis),
+** LT_WALK_LJ_STEP(w), how a user frame's step takes the cframe rule's step
+** (lt_walk_lj_step by default; the sampler's global function is verified once,
+** not at each of its two call sites),
 ** LT_FIND_RULE(w, pc, rule, row), which answers as
 ** lt_uw_find_rule (the sampler memoizes it), LT_READ_G (lua/state.h) and
 ** LT_G_WINDOW(w, G): G may be the thread's VM, its reads follow (the sampler
@@ -305,6 +308,16 @@ static LT_INLINE void lt_walk_begin(struct lt_walk *w, const struct lt_uregs *u,
 	lt_walk_lua_top(w, u);
 }
 
+/* Step out of the VM or trace frame in w->r with the cframe rule (lua/cframe.h). */
+static LT_INLINE int lt_walk_lj_step(struct lt_walk *w)
+{
+	return lt_lj_step(w, &w->ls, w->s.G, &w->L, &w->r, &w->how);
+}
+
+#ifndef LT_WALK_LJ_STEP
+#define LT_WALK_LJ_STEP(w) lt_walk_lj_step(w)
+#endif
+
 /* A pc in the VM: unwind with the cframe rule. -1 if not VM code. */
 static LT_INLINE int lt_walk_vm_frame(struct lt_walk *w, __u16 n)
 {
@@ -321,7 +334,7 @@ static LT_INLINE int lt_walk_vm_frame(struct lt_walk *w, __u16 n)
 		w->vm_sp = w->r.sp;	/* for lt_walk_G_from_cframe, after the walk */
 		return -1;
 	}
-	rc = lt_lj_step(w, &w->ls, w->s.G, &w->L, &w->r, &w->how);
+	rc = LT_WALK_LJ_STEP(w);
 	/* No cframe found: the VM's own FDE (CFA = rsp+80) is the fallback. */
 	return rc == LT_STOP_NO_RULE ? -1 : rc;
 }
@@ -391,7 +404,7 @@ static LT_INLINE int lt_walk_frame_step(struct lt_walk *w)
 			w->s.flags |= LT_SAMPLE_NEW_CODE;
 		if (((rc == LT_STOP__COUNT && rule.kind == LT_UW_FP) ||
 		     (rc == LT_STOP_NO_MAPPING && w->s.vmstate >= 0)) &&
-		    w->lua_on && lt_lj_step(w, &w->ls, w->s.G, &w->L, &w->r, &w->how) == LT_STOP__COUNT) {
+		    w->lua_on && LT_WALK_LJ_STEP(w) == LT_STOP__COUNT) {
 			rc = LT_STOP__COUNT;
 			w->s.user_how[n & (LT_MAX_USER - 1)] |= LT_HOW_F_TRACE;
 		} else if (rc == LT_STOP__COUNT) {
