@@ -493,7 +493,7 @@ static enum luatrace_why flushed_at(unsigned n, void (*change)(uint8_t *later))
 	return why;
 }
 
-/* jit.flush() clears the number of every trace it frees (lj_trace_flushall). */
+/* jit.flush() clears every trace's number (lj_trace_flushall); the GC frees it later. */
 static void blacklisted(uint8_t *later)
 {
 	memset(later + 104, 0, 2);
