@@ -42,7 +42,6 @@ struct ls_site {
 	const char *name;	/* interned; NULL when unnamed */
 };
 
-/* A cached proto of one process. */
 /* A frame name given before: the same function name and line give the same. */
 struct ls_memo {
 	const char *func;	/* interned; NULL: empty */
@@ -50,10 +49,12 @@ struct ls_memo {
 	const char *name;
 };
 
+/* A cached proto of one process. */
 struct ls_proto {
 	uint64_t addr;		/* key: the GCproto address */
 	int ok;			/* p is loaded (else: reload on next use) */
 	uint64_t seen;		/* batch it was last validated in */
+	uint8_t died;		/* found dead in batch seen: reload in the next */
 	struct luaproto p;
 	const char *chunk;	/* display chunk name (interned) */
 	const char *unnamed;	/* "chunk:firstline", or chunk for a builtin (interned) */
@@ -404,6 +405,7 @@ static int proto_load(struct luanames *ls, struct ls_proc *pr, struct ls_proto *
 	e->def_done = 0;
 	e->def_tried = 0;
 	e->ok = 0;
+	e->died = 0;
 	if ((err = luaproto__read(ls->rd, e->addr, &e->p)))
 		return err;
 	if ((err = chunk_name(ls, pr, e))) {
@@ -416,6 +418,45 @@ static int proto_load(struct luanames *ls, struct ls_proc *pr, struct ls_proto *
 	return 0;
 }
 
+/*
+** Settle cached proto e for this batch by what its address holds now (hdr, a
+** fresh read, or NULL when the read failed with err). 0 or the read's -errno.
+** A proto alive at its last check and dead at this one (its memory unmapped,
+** or no longer a proto) names this batch's samples still: they were taken
+** between the two checks, as a live proto's are. What its address holds at the
+** next check is new, and loaded then. Another proto in its place is loaded now.
+** Once the process is gone (the last samples of a command that exited), its
+** memory can no longer change: the proto as last checked stands.
+*/
+static int settle(struct luanames *ls, struct ls_proto *e, const uint8_t *hdr, int err)
+{
+	enum luaproto_now now;
+
+	if (hdr)
+		now = luaproto__check(&e->p, hdr);
+	else if (err == -ESRCH)
+		now = LUAPROTO_SAME;
+	else if (err == -EFAULT)
+		now = LUAPROTO_FREED;
+	else
+		return err;
+	if (now == LUAPROTO_OTHER) {
+		e->ok = 0;
+		return 0;
+	}
+	e->died = now == LUAPROTO_FREED;
+	e->seen = ls->seq;
+	return 0;
+}
+
+/* Is e to be reloaded before use: found dead at an earlier check? */
+static int died_before(struct luanames *ls, struct ls_proto *e)
+{
+	if (e->died && e->seen != ls->seq)
+		e->ok = 0;
+	return !e->ok;
+}
+
 /* The valid proto at addr: cached and validated in this batch, or (re)loaded. */
 static int proto_get(struct luanames *ls, struct ls_proc *pr, uint64_t addr, struct ls_proto **out)
 {
@@ -426,21 +467,10 @@ static int proto_get(struct luanames *ls, struct ls_proc *pr, uint64_t addr, str
 	*out = NULL;
 	if (!addr)
 		return -EINVAL;
-	if (e && e->ok && e->seen != ls->seq) {
+	if (e && !died_before(ls, e) && e->seen != ls->seq) {
 		err = luaproto__peek(ls->rd, &addr, 1, hdr);
-		/* The process is gone (the last samples of a command that exited): its
-		** memory can no longer change, so the proto as last checked stands, as
-		** for any sample taken between two checks. */
-		if (err == -ESRCH) {
-			*out = e;
-			return 0;
-		}
-		if (err < 0)
+		if ((err = settle(ls, e, err == 1 ? hdr : NULL, err < 0 ? err : -EFAULT)))
 			return err;
-		if (luaproto__same(&e->p, hdr))
-			e->seen = ls->seq;
-		else
-			e->ok = 0;
 	}
 	if (!e && !(e = proto_add(pr, addr)))
 		return -ENOMEM;
@@ -473,7 +503,7 @@ static void batch_begin(struct luanames *ls, struct ls_proc *pr,
 		if (frames[i].kind != LT_LUA_LUA || !frames[i].addr)
 			continue;
 		e = proto_find(pr, frames[i].addr);
-		if (!e || !e->ok || e->seen == ls->seq)
+		if (!e || died_before(ls, e) || e->seen == ls->seq)
 			continue;
 		e->seen = ls->seq;	/* also dedups; cleared below unless read back */
 		ent[m] = e;
@@ -486,12 +516,10 @@ static void batch_begin(struct luanames *ls, struct ls_proc *pr,
 		for (k = 0; k < part; k++) {
 			struct ls_proto *e = ent[at + k];
 
-			if (got >= 0 && k < (unsigned)got) {
-				if (!luaproto__same(&e->p, hdr + (size_t)k * LUAPROTO_SIZE))
-					e->ok = 0;
-			} else {
+			if (got >= 0 && k < (unsigned)got)
+				settle(ls, e, hdr + (size_t)k * LUAPROTO_SIZE, 0);
+			else
 				e->seen = 0;	/* unread: proto_get checks it alone */
-			}
 		}
 	}
 }

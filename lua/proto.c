@@ -212,15 +212,16 @@ int luaproto__peek(const struct mreader *r, const uint64_t *addr, unsigned n, ui
 	return mreader__readv(r, sp, m);
 }
 
-/* Is hdr (a fresh read of p->addr) still the same proto? */
-int luaproto__same(const struct luaproto *p, const uint8_t *hdr)
+/* What hdr (a fresh read of p->addr) holds now. */
+enum luaproto_now luaproto__check(const struct luaproto *p, const uint8_t *hdr)
 {
+	if (hdr[PT_GCT] != GCT_PROTO)	/* a live proto's type never changes */
+		return LUAPROTO_FREED;
 	/* Skip what changes under a live proto: nextgc, marked, gclist, flags, trace. */
-	return hdr[PT_GCT] == GCT_PROTO &&
-	       !memcmp(hdr + PT_GCT, p->hdr + PT_GCT, PT_SIZEBC + 4 - PT_GCT) &&
+	return !memcmp(hdr + PT_GCT, p->hdr + PT_GCT, PT_SIZEBC + 4 - PT_GCT) &&
 	       !memcmp(hdr + PT_K, p->hdr + PT_K, PT_SIZEUV + 1 - PT_K) &&
 	       !memcmp(hdr + PT_CHUNKNAME, p->hdr + PT_CHUNKNAME,
-		       LUAPROTO_SIZE - PT_CHUNKNAME);
+		       LUAPROTO_SIZE - PT_CHUNKNAME) ? LUAPROTO_SAME : LUAPROTO_OTHER;
 }
 
 /* Bytecode position of the instruction before pc (see luaproto.h). */

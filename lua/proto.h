@@ -57,8 +57,13 @@ void luaproto__free(struct luaproto *p);
 ** completely, or -errno when none was.
 */
 int luaproto__peek(const struct mreader *r, const uint64_t *addr, unsigned n, uint8_t *hdr);
-/* Is hdr (a fresh read of p->addr) still the same proto? */
-int luaproto__same(const struct luaproto *p, const uint8_t *hdr);
+/* What a fresh read hdr of p->addr holds now. */
+enum luaproto_now {
+	LUAPROTO_SAME,		/* the proto p (what changes under a live one aside) */
+	LUAPROTO_FREED,		/* no proto: freed, its memory reused by another kind */
+	LUAPROTO_OTHER,		/* another proto, allocated where p was */
+};
+enum luaproto_now luaproto__check(const struct luaproto *p, const uint8_t *hdr);
 /*
 ** Bytecode position of the instruction before pc (a frame's saved PC points
 ** after it), lj_debug's debug_framepc: pc == bc gives 1; a PC past the bytecode

@@ -159,7 +159,7 @@ static void check_proto(const struct mreader *r, const struct mem *m, uint64_t a
 	}
 	if (p.addr != addr || p.sizebc < 2 || p.sizebc > LUAPROTO_SIZEBC_MAX || p.k % 8 ||
 	    !p.chunkname || p.chunkname % 8 || p.firstline < -1 || p.numline < 0 ||
-	    p.lineshift > 2 || !luaproto__same(&p, p.hdr))
+	    p.lineshift > 2 || luaproto__check(&p, p.hdr) != LUAPROTO_SAME)
 		abort();
 	if (p.ndbg > LUAPROTO_DBG_MAX || !p.ndbg != !p.dbg || p.nline > p.ndbg ||
 	    (p.nline && p.nline != (size_t)(p.sizebc - 1) << p.lineshift) ||

@@ -636,8 +636,12 @@ static void revalidation_script(int marked)
 	cr_assert_eq(name_one(ls, fr, marked, &b), 0);	/* index 0 again */
 	cr_assert_str_eq(b.name, "two.lua:20");
 	cr_assert_str_eq(a.name, "one.lua:10");		/* names handed out stay valid */
-	/* Now garbage at that address: an error, then good again. */
+	/* Now garbage at that address: the proto died after its last check. The
+	** sample checked now was taken before and keeps the name; the next one is
+	** an error; a proto there again is good again. */
 	f.m[9] = 8;
+	cr_assert_eq(name_one(ls, fr, marked, &b), 0);
+	cr_assert_str_eq(b.name, "two.lua:20");
 	cr_assert_eq(name_one(ls, fr, marked, &b), -EINVAL);
 	cr_assert_str_eq(b.name, "[lua:?]");
 	f.m[9] = 7;
@@ -681,7 +685,12 @@ Test(luasym, revalidation_per_epoch)
 	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &b), 0);
 	cr_assert_str_eq(b.name, "two.lua:20");
 	cr_assert_str_eq(a.name, "one.lua:10");
-	f.m[9] = 8;	/* garbage: caught by the next epoch's check */
+	/* Garbage: the proto died. This epoch's samples were taken before the
+	** check and keep its name; the next epoch's cannot be of it. */
+	f.m[9] = 8;
+	luanames__epoch(ls);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &b), 0);
+	cr_assert_str_eq(b.name, "two.lua:20");
 	luanames__epoch(ls);
 	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &b), -EINVAL);
 	luanames__delete(ls);
@@ -695,15 +704,14 @@ static int failing_read(void *ctx, uint64_t addr, void *buf, size_t len)
 }
 
 /* The last samples of a process that exited name what was cached, as checked
-** last (its memory can no longer change); unmapped memory stays an error, and a
-** proto never read cannot be named. */
+** last (its memory can no longer change), in every epoch; a proto never read
+** cannot be named. */
 Test(luasym, process_gone)
 {
 	static struct fake f, g;
 	struct lt_lua_frame fr[1], other[1];
 	struct luanames *ls = one_leaf(&f, fr);
-	const struct mreader gone = { .read = failing_read, .ctx = (void *)(intptr_t)ESRCH },
-			     unmapped = { .read = failing_read, .ctx = (void *)(intptr_t)EFAULT };
+	const struct mreader gone = { .read = failing_read, .ctx = (void *)(intptr_t)ESRCH };
 	struct luaname nm;
 	int pid = getpid();
 
@@ -718,7 +726,56 @@ Test(luasym, process_gone)
 	cr_assert_eq(luanames__frame(ls, pid, &gone, other, 1, 0, 0, &nm), -ESRCH);
 	cr_assert_str_eq(nm.name, "[lua:?]");
 	luanames__epoch(ls);
-	cr_assert_lt(luanames__frame(ls, pid, &unmapped, fr, 1, 0, 0, &nm), 0);
+	cr_assert_eq(luanames__frame(ls, pid, &gone, fr, 1, 0, 0, &nm), 0);
+	cr_assert_str_eq(nm.name, "one.lua:10");
+	luanames__delete(ls);
+}
+
+/*
+** A proto that died between a sample and its epoch's check (its memory
+** unmapped, or freed: no longer a proto) names the samples of that epoch, as
+** when it was alive at the check; a Lua program that runs code once, drops it
+** and collects it, or a command's VM closed at its exit. The next epoch's
+** samples cannot be of it: they get what is there then, or no name. Checked
+** alone and in a batch of frames (one system call for the headers of all).
+*/
+Test(luasym, proto_died)
+{
+	static struct fake f, g;
+	struct lt_lua_frame fr[1], two[2];
+	struct luanames *ls = one_leaf(&f, fr);
+	const struct mreader unmapped = { .read = failing_read, .ctx = (void *)(intptr_t)EFAULT };
+	struct luaname nm;
+	int pid = getpid();
+
+	luanames__epoch(ls);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &nm), 0);
+	luanames__epoch(ls);
+	cr_assert_eq(luanames__frame(ls, pid, &unmapped, fr, 1, 0, 0, &nm), 0);
+	cr_assert_str_eq(nm.name, "one.lua:10");
+	cr_assert_eq(luanames__frame(ls, pid, &unmapped, fr, 1, 0, 0, &nm), 0);
+	cr_assert_str_eq(nm.name, "one.lua:10", "the same epoch");
+	luanames__epoch(ls);
+	cr_assert_eq(luanames__frame(ls, pid, &unmapped, fr, 1, 0, 0, &nm), -EFAULT);
+	cr_assert_str_eq(nm.name, "[lua:?]");
+	luanames__epoch(ls);	/* mapped again, the same proto: loaded afresh */
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &nm), 0);
+	cr_assert_str_eq(nm.name, "one.lua:10");
+
+	fake_leaf(&g, "@two.lua", 20);
+	two[0] = lua_fr(f.pt, 0, LT_LINK_LUA);
+	two[1] = lua_fr(g.pt, 0, LT_LINK_C);
+	luanames__epoch(ls);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), two, 2, 1, 0, &nm), 0);
+	cr_assert_str_eq(nm.name, "two.lua:20");
+	g.m[9] = 8;	/* freed: its memory holds another kind of object */
+	luanames__epoch(ls);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), two, 2, 0, 0, &nm), 0);
+	cr_assert_str_eq(nm.name, "one.lua:10");
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), two, 2, 1, 0, &nm), 0);
+	cr_assert_str_eq(nm.name, "two.lua:20");
+	luanames__epoch(ls);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), two, 2, 1, 0, &nm), -EINVAL);
 	cr_assert_str_eq(nm.name, "[lua:?]");
 	luanames__delete(ls);
 }
