@@ -461,14 +461,16 @@ static int died_before(struct luanames *ls, struct ls_proto *e)
 static int proto_get(struct luanames *ls, struct ls_proc *pr, uint64_t addr, struct ls_proto **out)
 {
 	struct ls_proto *e = proto_find(pr, addr);
-	uint8_t hdr[LUAPROTO_SIZE];
+	uint8_t hdr[LUAPROTO_PEEK_SIZE];
 	int err;
 
 	*out = NULL;
 	if (!addr)
 		return -EINVAL;
 	if (e && !died_before(ls, e) && e->seen != ls->seq) {
-		err = luaproto__peek(ls->rd, &addr, 1, hdr);
+		const struct luaproto *one = &e->p;
+
+		err = luaproto__peek(ls->rd, &one, 1, hdr);
 		if ((err = settle(ls, e, err == 1 ? hdr : NULL, err < 0 ? err : -EFAULT)))
 			return err;
 	}
@@ -484,9 +486,9 @@ static int proto_get(struct luanames *ls, struct ls_proc *pr, uint64_t addr, str
 static void batch_begin(struct luanames *ls, struct ls_proc *pr,
 			const struct lt_lua_frame *frames, unsigned n)
 {
-	uint64_t addr[LS_BATCH_MAX];
+	const struct luaproto *p[LS_BATCH_MAX];
 	struct ls_proto *ent[LS_BATCH_MAX];
-	uint8_t hdr[LUAPROTO_PEEK_MAX * LUAPROTO_SIZE];
+	uint8_t hdr[LUAPROTO_PEEK_MAX * LUAPROTO_PEEK_SIZE];
 	unsigned m = 0;
 
 	if (!ls->epochs)
@@ -507,17 +509,17 @@ static void batch_begin(struct luanames *ls, struct ls_proc *pr,
 			continue;
 		e->seen = ls->seq;	/* also dedups; cleared below unless read back */
 		ent[m] = e;
-		addr[m++] = e->addr;
+		p[m++] = &e->p;
 	}
 	for (unsigned at = 0; at < m; at += LUAPROTO_PEEK_MAX) {	/* a system call each */
 		unsigned k, part = m - at < LUAPROTO_PEEK_MAX ? m - at : LUAPROTO_PEEK_MAX;
-		int got = luaproto__peek(ls->rd, addr + at, part, hdr);
+		int got = luaproto__peek(ls->rd, p + at, part, hdr);
 
 		for (k = 0; k < part; k++) {
 			struct ls_proto *e = ent[at + k];
 
 			if (got >= 0 && k < (unsigned)got)
-				settle(ls, e, hdr + (size_t)k * LUAPROTO_SIZE, 0);
+				settle(ls, e, hdr + (size_t)k * LUAPROTO_PEEK_SIZE, 0);
 			else
 				e->seen = 0;	/* unread: proto_get checks it alone */
 		}

@@ -35,6 +35,7 @@
 #define TR_READ		88
 
 #define STR_HDR		24	/* GCstr payload offset */
+#define STR_GCT		9	/* u8: 4; then what is fixed for a string's life (hash, len) */
 #define STR_PROBE_MAX	(1u << 28)	/* longest string whose end is probed for its NUL */
 #define USER_TOP	(1ull << 47)	/* x64 user addresses are below */
 
@@ -154,6 +155,11 @@ int luaproto__read(const struct mreader *r, uint64_t addr, struct luaproto *p)
 		return err;
 	if ((err = parse_hdr(addr, h, u32_at(h, LUAPROTO_SIZE), p)))
 		return err;
+	if ((err = rd(r, p->chunkname, h, STR_HDR)))
+		return err;
+	if (h[STR_GCT] != GCT_STR)
+		return -EINVAL;
+	memcpy(p->chunkid, h + STR_GCT, LUAPROTO_STRID);
 	if (!p->ndbg)
 		return 0;
 	dbg = u64_at(h, PT_LINEINFO);	/* the first of the three present */
@@ -192,36 +198,49 @@ void luaproto__free(struct luaproto *p)
 	p->ndbg = p->nline = p->nuv = p->nvar = 0;
 }
 
-/* Read the headers of n protos in one system call (see luaproto.h). */
-int luaproto__peek(const struct mreader *r, const uint64_t *addr, unsigned n, uint8_t *hdr)
+/* Read what tells whether n cached protos are still there (see luaproto.h). */
+int luaproto__peek(const struct mreader *r, const struct luaproto *const *p, unsigned n,
+		   uint8_t *hdr)
 {
-	struct mspan sp[LUAPROTO_PEEK_MAX];
-	unsigned i, m = 0;
+	struct mspan sp[2 * LUAPROTO_PEEK_MAX];
+	unsigned i;
+	int got;
 
 	if (n > LUAPROTO_PEEK_MAX)
 		n = LUAPROTO_PEEK_MAX;
 	for (i = 0; i < n; i++) {
-		if (!addr[i] || addr[i] >= USER_TOP - LUAPROTO_SIZE)
+		uint8_t *h = hdr + (size_t)i * LUAPROTO_PEEK_SIZE;
+
+		if (!p[i]->addr || p[i]->addr >= USER_TOP - LUAPROTO_SIZE ||
+		    !p[i]->chunkname || p[i]->chunkname >= USER_TOP - STR_HDR)
 			break;
-		sp[i] = (struct mspan){ .addr = addr[i], .buf = hdr + (size_t)i * LUAPROTO_SIZE,
-					.len = LUAPROTO_SIZE };
-		m++;
+		sp[2 * i] = (struct mspan){ .addr = p[i]->addr, .buf = h, .len = LUAPROTO_SIZE };
+		sp[2 * i + 1] = (struct mspan){ .addr = p[i]->chunkname, .buf = h + LUAPROTO_SIZE,
+						.len = STR_HDR };
 	}
-	if (!m)
+	if (!i)
 		return n ? -EFAULT : 0;
-	return mreader__readv(r, sp, m);
+	got = mreader__readv(r, sp, 2 * i);
+	return got < 0 ? got : got / 2;
 }
 
-/* What hdr (a fresh read of p->addr) holds now. */
+/* What hdr (a fresh read of p by luaproto__peek) holds now. */
 enum luaproto_now luaproto__check(const struct luaproto *p, const uint8_t *hdr)
 {
+	const uint8_t *str = hdr + LUAPROTO_SIZE;
+
 	if (hdr[PT_GCT] != GCT_PROTO)	/* a live proto's type never changes */
 		return LUAPROTO_FREED;
 	/* Skip what changes under a live proto: nextgc, marked, gclist, flags, trace. */
-	return !memcmp(hdr + PT_GCT, p->hdr + PT_GCT, PT_SIZEBC + 4 - PT_GCT) &&
-	       !memcmp(hdr + PT_K, p->hdr + PT_K, PT_SIZEUV + 1 - PT_K) &&
-	       !memcmp(hdr + PT_CHUNKNAME, p->hdr + PT_CHUNKNAME,
-		       LUAPROTO_SIZE - PT_CHUNKNAME) ? LUAPROTO_SAME : LUAPROTO_OTHER;
+	if (memcmp(hdr + PT_GCT, p->hdr + PT_GCT, PT_SIZEBC + 4 - PT_GCT) ||
+	    memcmp(hdr + PT_K, p->hdr + PT_K, PT_SIZEUV + 1 - PT_K) ||
+	    memcmp(hdr + PT_CHUNKNAME, p->hdr + PT_CHUNKNAME, LUAPROTO_SIZE - PT_CHUNKNAME))
+		return LUAPROTO_OTHER;
+	/* The same header, its chunk name no string: the proto was freed with it. A
+	** new string there: a new proto just like it, of another chunk. */
+	if (str[STR_GCT] != GCT_STR)
+		return LUAPROTO_FREED;
+	return memcmp(str + STR_GCT, p->chunkid, LUAPROTO_STRID) ? LUAPROTO_OTHER : LUAPROTO_SAME;
 }
 
 /* Bytecode position of the instruction before pc (see luaproto.h). */
@@ -328,7 +347,7 @@ int luastr__read(const struct mreader *r, uint64_t addr, int *layout, size_t off
 	buf[0] = '\0';
 	if ((err = rd(r, addr, h, sizeof(h))))
 		return err;
-	if (h[9] != GCT_STR)
+	if (h[STR_GCT] != GCT_STR)
 		return -EINVAL;
 	n16 = u32_at(h, 16);
 	n20 = u32_at(h, 20);

@@ -18,7 +18,9 @@
 #define LUAPROTO_SIZEBC_MAX	(1u << 26)	/* LJ_MAX_BCINS */
 #define LUAPROTO_DBG_MAX	(4u << 20)	/* debug info copied per proto, bytes */
 #define LUAPROTO_STR_MAX	1024		/* bytes of a target string read at once */
-#define LUAPROTO_PEEK_MAX	64		/* headers read by one luaproto__peek */
+#define LUAPROTO_PEEK_MAX	32		/* protos checked by one luaproto__peek */
+#define LUAPROTO_STRID		15		/* a GCstr's bytes fixed for its life */
+#define LUAPROTO_PEEK_SIZE	(LUAPROTO_SIZE + 24)	/* one proto's share of a peek */
 
 /* GCstr layouts (the position of len; the payload is at +24 in both). */
 enum luastr_layout {
@@ -31,6 +33,7 @@ enum luastr_layout {
 struct luaproto {
 	uint64_t addr;		/* the GCproto in the target */
 	uint8_t hdr[LUAPROTO_SIZE];	/* its header as read */
+	uint8_t chunkid[LUAPROTO_STRID];	/* its chunk name's GCstr, bytes 9-23 */
 	uint32_t sizebc;	/* instructions, the function header bc[0] included */
 	uint32_t sizekgc;	/* GC constants, at k - 8 * (idx + 1) */
 	uint64_t k;		/* split constant array */
@@ -52,12 +55,14 @@ int luaproto__read(const struct mreader *r, uint64_t addr, struct luaproto *p);
 /* Free what luaproto__read allocated (p itself is the caller's). */
 void luaproto__free(struct luaproto *p);
 /*
-** Read the headers of n protos (at most LUAPROTO_PEEK_MAX) in one system call
-** into hdr + i * LUAPROTO_SIZE. Returns how many leading ones were read
-** completely, or -errno when none was.
+** Read what tells whether n cached protos (at most LUAPROTO_PEEK_MAX) are still
+** there, in one system call: each one's header and its chunk name's GCstr
+** header, into hdr + i * LUAPROTO_PEEK_SIZE. Returns how many leading ones
+** were read completely, or -errno when none was.
 */
-int luaproto__peek(const struct mreader *r, const uint64_t *addr, unsigned n, uint8_t *hdr);
-/* What a fresh read hdr of p->addr holds now. */
+int luaproto__peek(const struct mreader *r, const struct luaproto *const *p, unsigned n,
+		   uint8_t *hdr);
+/* What a fresh read hdr (luaproto__peek) of p's address holds now. */
 enum luaproto_now {
 	LUAPROTO_SAME,		/* the proto p (what changes under a live one aside) */
 	LUAPROTO_FREED,		/* no proto: freed, its memory reused by another kind */

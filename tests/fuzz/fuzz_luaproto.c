@@ -304,8 +304,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct luanames *ls;
 	struct luabuild b;
 	struct luaname nm;
-	uint8_t hdr[LUAPROTO_PEEK_MAX * LUAPROTO_SIZE];
-	uint64_t addrs[NFRAMES];
+	uint8_t hdr[LUAPROTO_PEEK_MAX * LUAPROTO_PEEK_SIZE];
+	struct luaproto peek[NFRAMES];
+	const struct luaproto *ps[NFRAMES];
 	unsigned n, flags, passes;
 
 	if (size < HDR)
@@ -329,11 +330,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fr[i] = (struct lt_lua_frame){ .fn = a - 64, .addr = a, .kind = (uint8_t)(d[0] % 6),
 					       .link = d[1] & 7, .flags = d[2] & 3, .ffid = d[3] };
 		fr[i].pc = !pc ? 0 : pc & 0x8000 ? a + (pc & 0x7fff) : a + 100 + 4ull * pc;
-		addrs[i] = a;
+		peek[i] = (struct luaproto){ .addr = a, .chunkname = a + 8ull * d[3] };
+		ps[i] = &peek[i];
 		if (i < n)
 			check_proto(&r, &m, a, fr[i].pc, d[3]);
 	}
-	if (luaproto__peek(&r, addrs, n, hdr) > (int)n)
+	if (luaproto__peek(&r, ps, n, hdr) > (int)n)
 		abort();
 	ls = luanames__new();
 	if (!ls)

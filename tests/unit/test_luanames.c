@@ -248,7 +248,10 @@ struct fake {
 static uint64_t fake_str(struct fake *f, size_t off, const char *s)
 {
 	uint8_t *p = f->m + off;
-	uint32_t len = (uint32_t)strlen(s), hash = 0xabcdef12;
+	uint32_t len = (uint32_t)strlen(s), hash = 2166136261u;	/* FNV-1a, as a hash differs */
+
+	for (const char *c = s; *c; c++)
+		hash = (hash ^ (uint8_t)*c) * 16777619u;
 
 	memset(p, 0, 24);
 	p[9] = 4;
@@ -728,6 +731,37 @@ Test(luasym, process_gone)
 	luanames__epoch(ls);
 	cr_assert_eq(luanames__frame(ls, pid, &gone, fr, 1, 0, 0, &nm), 0);
 	cr_assert_str_eq(nm.name, "one.lua:10");
+	luanames__delete(ls);
+}
+
+/*
+** The GC freed a proto and its chunk name, and put a proto just like it (the
+** same sizes and lines) at the same address, with another chunk name at the
+** same address as the first: the header alone cannot tell them apart, the
+** chunk name's hash and length can. When the chunk name is no string any more,
+** the proto died with it.
+*/
+Test(luasym, same_header_other_chunk)
+{
+	static struct fake f;
+	struct lt_lua_frame fr[1];
+	struct luanames *ls = one_leaf(&f, fr);
+	struct luaname nm;
+	int pid = getpid();
+
+	luanames__epoch(ls);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &nm), 0);
+	cr_assert_str_eq(nm.name, "one.lua:10");
+	fake_leaf(&f, "@eno.lua", 10);
+	luanames__epoch(ls);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &nm), 0);
+	cr_assert_str_eq(nm.name, "eno.lua:10");
+	f.m[12288 + 9] = 5;	/* the chunk name freed: the proto was freed too */
+	luanames__epoch(ls);
+	cr_assert_eq(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &nm), 0);
+	cr_assert_str_eq(nm.name, "eno.lua:10", "stands for the samples before the check");
+	luanames__epoch(ls);
+	cr_assert_lt(luanames__frame(ls, pid, reader_of(pid), fr, 1, 0, 0, &nm), 0);
 	luanames__delete(ls);
 }
 
