@@ -155,10 +155,13 @@ int luaproto__read(const struct mreader *r, uint64_t addr, struct luaproto *p)
 		return err;
 	if ((err = parse_hdr(addr, h, u32_at(h, LUAPROTO_SIZE), p)))
 		return err;
-	if ((err = rd(r, p->chunkname, h, STR_HDR)))
+	err = rd(r, p->chunkname, h, STR_HDR);	/* what tells its chunk name apart */
+	if (!err && h[STR_GCT] != GCT_STR)
+		err = -EINVAL;
+	if (err) {
+		luaproto__free(p);
 		return err;
-	if (h[STR_GCT] != GCT_STR)
-		return -EINVAL;
+	}
 	memcpy(p->chunkid, h + STR_GCT, LUAPROTO_STRID);
 	if (!p->ndbg)
 		return 0;

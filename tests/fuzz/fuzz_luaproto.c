@@ -139,6 +139,16 @@ static void check_str(const struct mreader *r, uint64_t addr)
 		}
 }
 
+/* Does the check of a proto against what was read at its load say "the same"? */
+static int same_as_read(const struct luaproto *p)
+{
+	uint8_t h[LUAPROTO_PEEK_SIZE] = { 0 };
+
+	memcpy(h, p->hdr, LUAPROTO_SIZE);
+	memcpy(h + LUAPROTO_SIZE + 9, p->chunkid, LUAPROTO_STRID);
+	return luaproto__check(p, h) == LUAPROTO_SAME;
+}
+
 /* Read the proto at addr directly and check everything proto.h promises of it. */
 static void check_proto(const struct mreader *r, const struct mem *m, uint64_t addr,
 			uint64_t pc, uint32_t kidx)
@@ -159,7 +169,7 @@ static void check_proto(const struct mreader *r, const struct mem *m, uint64_t a
 	}
 	if (p.addr != addr || p.sizebc < 2 || p.sizebc > LUAPROTO_SIZEBC_MAX || p.k % 8 ||
 	    !p.chunkname || p.chunkname % 8 || p.firstline < -1 || p.numline < 0 ||
-	    p.lineshift > 2 || luaproto__check(&p, p.hdr) != LUAPROTO_SAME)
+	    p.lineshift > 2 || !same_as_read(&p))
 		abort();
 	if (p.ndbg > LUAPROTO_DBG_MAX || !p.ndbg != !p.dbg || p.nline > p.ndbg ||
 	    (p.nline && p.nline != (size_t)(p.sizebc - 1) << p.lineshift) ||
