@@ -136,6 +136,8 @@ $(OUT)/unit-tests: $(SAN_OBJS)
 WL_FP      := -O0 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline
 WL_NOFP    := -O2 -g -fomit-frame-pointer -fasynchronous-unwind-tables
 
+LDLIBS_exit_linger := -shared -fPIC
+
 $(OUT)/workloads/%: tests/workloads/%.c | $(OUT)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
