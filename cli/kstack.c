@@ -12,7 +12,6 @@
 #include "proc/readfile.h"
 #include "symbolize/kallsyms.h"
 
-#define KALLSYMS_MAX	(512u << 20)
 #define ORC_ENTRY	6	/* bytes of a struct orc_entry */
 
 enum { S_STEXT, S_ETEXT, S_IP, S_IP_END, S_ORC, S_ORC_END, S_GRAPH, S_RETHOOK, S__COUNT };
@@ -81,16 +80,13 @@ int kstack__mode(struct sampler_korc *k)
 	return 0;
 }
 
-void kstack__tables(struct sampler_korc *k)
+void kstack__tables(struct sampler_korc *k, const char *text, size_t len)
 {
 	uint64_t a[S__COUNT];
-	char *buf = NULL;
-	size_t len = 0;
 
-	if (!k->max_frames || readfile__all("/proc/kallsyms", KALLSYMS_MAX, &buf, &len))
+	if (!k->max_frames || !text)
 		return;
-	kallsyms__find(buf, len, names, a, S__COUNT);
-	free(buf);
+	kallsyms__find(text, len, names, a, S__COUNT);
 	if (!tables_ok(a)) {
 		lt_log(LT_LOG_DEBUG, "kernel stacks: no ORC tables in /proc/kallsyms, the kernel unwinds them");
 		return;

@@ -17,10 +17,10 @@
 int kstack__mode(struct sampler_korc *k);
 
 /*
-** Where the tables are, from /proc/kallsyms (30 ms of CPU: called once the
-** sampler runs, for sampler__set_korc); k->n stays 0 when they are not there
-** (hidden addresses, a table missing) or k->max_frames is 0.
+** Where the tables are, from text (/proc/kallsyms' contents: kallsyms__read),
+** for sampler__set_korc; k->n stays 0 when they are not there (hidden
+** addresses, a table missing) or k->max_frames is 0.
 */
-void kstack__tables(struct sampler_korc *k);
+void kstack__tables(struct sampler_korc *k, const char *text, size_t len);
 
 #endif

@@ -283,6 +283,11 @@ void collector__set_exact_addresses(struct collector *c, int on)
 	symbolizer__set_exact(c->sym, on);
 }
 
+void collector__set_kallsyms(struct collector *c, struct kallsyms *k)
+{
+	symbolizer__set_kallsyms(c->sym, k);
+}
+
 void collector__set_mark_fallback(struct collector *c, int on)
 {
 	c->mark_fallback = on;

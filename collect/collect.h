@@ -69,6 +69,9 @@ void collector__set_lines(struct collector *c, int on);
 /* Native code no symbol names: by its exact address instead of its function
 ** (--raw; see symbolizer__set_exact). Set before the first sample. */
 void collector__set_exact_addresses(struct collector *c, int on);
+/* Name kernel frames from k (owned from now on): symbolizer__set_kallsyms. */
+struct kallsyms;
+void collector__set_kallsyms(struct collector *c, struct kallsyms *k);
 /* Export: root the stacks that could not be merged at "[fallback]". */
 void collector__set_mark_fallback(struct collector *c, int on);
 /* pid runs this LuaJIT build: names its fast functions, reads its strings. */

@@ -248,20 +248,16 @@ unsigned kallsyms__find(const char *text, size_t len, const char *const *names, 
 	return found;
 }
 
-struct kallsyms *kallsyms__load(void)
+int kallsyms__read(char **text, size_t *len)
+{
+	return readfile__all("/proc/kallsyms", KS_READ_MAX, text, len);
+}
+
+struct kallsyms *kallsyms__of_text(const char *text, size_t len)
 {
 	struct kallsyms *k = NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	int err;
+	int err = kallsyms__parse(text, len, &k);
 
-	err = readfile__all("/proc/kallsyms", KS_READ_MAX, &buf, &len);
-	if (err) {
-		errno = -err;
-		return NULL;
-	}
-	err = kallsyms__parse(buf, len, &k);
-	free(buf);
 	if (!err && !k->n) {
 		kallsyms__delete(k);
 		err = -ENOENT;
@@ -270,6 +266,24 @@ struct kallsyms *kallsyms__load(void)
 		errno = -err;
 		return NULL;
 	}
+	return k;
+}
+
+struct kallsyms *kallsyms__load(void)
+{
+	struct kallsyms *k;
+	char *buf = NULL;
+	size_t len = 0;
+	int err = kallsyms__read(&buf, &len);
+
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	k = kallsyms__of_text(buf, len);
+	err = errno;
+	free(buf);
+	errno = err;
 	return k;
 }
 

@@ -24,7 +24,12 @@ int kallsyms__parse(const char *text, size_t len, struct kallsyms **out);
 */
 unsigned kallsyms__find(const char *text, size_t len, const char *const *names, uint64_t *addrs,
 			unsigned n);
-/* Read /proc/kallsyms; NULL + errno (EPERM when addresses are hidden). */
+/* The text of /proc/kallsyms into *text (malloc'd, *len bytes). 0 or -errno. */
+int kallsyms__read(char **text, size_t *len);
+/* The text symbols of text (kallsyms__parse), at least one; NULL + errno
+** (EPERM when addresses are hidden, ENOENT when there is none). */
+struct kallsyms *kallsyms__of_text(const char *text, size_t len);
+/* Read /proc/kallsyms and parse it; NULL + errno, as kallsyms__of_text. */
 struct kallsyms *kallsyms__load(void);
 /*
 ** The nearest text symbol at or below addr, or NULL. When module is not NULL it is

@@ -677,6 +677,13 @@ void symbolizer__set_exact(struct symbolizer *s, int on)
 	s->exact = on != 0;
 }
 
+void symbolizer__set_kallsyms(struct symbolizer *s, struct kallsyms *k)
+{
+	kallsyms__delete(s->ksyms);
+	s->ksyms = k;
+	s->ksyms_tried = 1;
+}
+
 /* Create an empty symbolizer; NULL on ENOMEM. LUATOP_DEBUG_ROOT is read here. */
 struct symbolizer *symbolizer__new(struct tmodel *model)
 {

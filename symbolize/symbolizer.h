@@ -40,6 +40,10 @@ void symbolizer__set_demangle(struct symbolizer *s, int on);
 ** its FDE's start: one frame per function) unless on, then by its exact
 ** address ("module+0xADDR"). Default off. */
 void symbolizer__set_exact(struct symbolizer *s, int on);
+/* Name kernel frames from k (owned from now on) instead of reading
+** /proc/kallsyms at the first one; NULL: none. */
+struct kallsyms;
+void symbolizer__set_kallsyms(struct symbolizer *s, struct kallsyms *k);
 
 struct symbol {
 	const char *name;	/* function name (C++ demangled), or "module+0xOFF" when no
