@@ -17,7 +17,7 @@ echo "    samples=$total burn-leaves=$leaf" >&2
 # Before 2026-12-06 the reader came to its loop 70 ms after the exec and then
 # spent 0.1 s on the first sample's symbols: 13-16% of this command's samples
 # were cut short. Until 2026-12-07 the first sample with a kernel frame read
-# /proc/kallsyms and held up the reader for ~90 ms: 4 runs in ~100 had 5-8%
+# /proc/kallsyms and held up the reader for ~90 ms: 6 runs in ~100 had 5-8%
 # (0.2-0.5% in 40 runs since). 5% tells the two apart.
 "$LUATOP" -F 999 -o "$TMP/lj.folded" -- "$(lj_bin openresty)" -e '
 	local t0, n = os.clock(), 0
