@@ -497,11 +497,11 @@ static int set_trace_rule(struct collector *c)
 }
 
 /*
-** The kernel's symbols, read once (~30 ms, and ~60 ms to sort the names): where
-** the sampler's ORC tables are, and the names of kernel frames. Read at the
-** first sample with a kernel frame instead, they held up the reader for 90 ms:
-** a new command's samples were cut short meanwhile, until its maps were read
-** again (t_command saw 5-8% of them cut in 1 run of 20).
+** The kernel's symbols, read and sorted once (30-90 ms of CPU): where the
+** sampler's ORC tables are, and the names of kernel frames. Read at the first
+** sample with a kernel frame instead, they held up the reader for ~90 ms: a new
+** command's samples were cut short meanwhile, until its maps were read again
+** (t_command saw 5-8% of them cut in 6 runs of ~100).
 */
 static void kernel_tables(struct session *s)
 {
