@@ -80,8 +80,10 @@ unsigned session__alive(struct session *s)
 {
 	unsigned alive = 0;
 
-	for (unsigned i = 0; i < s->ntargets; i++)
+	for (unsigned i = 0; i < s->ntargets; i++) {
 		alive += !target__poll_exit(&s->targets[i]);
+		target__refresh_comm(&s->targets[i]);
+	}
 	return s->opt->all ? 1 : alive;	/* --all waits for processes to come */
 }
 

@@ -38,6 +38,7 @@ struct session {
 	int alloc_failed;		/* the collector ran out of memory */
 	const char *luajit;		/* LuaJIT flavour for the TUI header; NULL: unknown */
 	char luajit_buf[96];		/* what luajit points to */
+	char who[128];			/* the targets as the live view's header names them */
 	unsigned char vm_known[OPT_MAX_PIDS];	/* the collector knows its LuaJIT build */
 	unsigned char vm_noticed[OPT_MAX_PIDS];	/* the LuaJIT notice was given */
 	uint64_t ingest_ns, ingested;	/* CPU time the collector took for its samples */

@@ -274,6 +274,17 @@ int target__poll_exit(struct target *t)
 	return t->exited;
 }
 
+void target__refresh_comm(struct target *t)
+{
+	char now[sizeof(t->comm)];
+
+	if (!t->spawned || t->exited || t->go_w >= 0)
+		return;
+	read_comm(t->pid, now, sizeof(now));
+	if (now[0])	/* kept when gone: its last name is the one to report */
+		memcpy(t->comm, now, sizeof(now));
+}
+
 void target__stop(struct target *t)
 {
 	if (!t->spawned || t->exited)

@@ -18,7 +18,7 @@ struct target {
 	int go_w;		/* spawned, not yet released: write a byte to exec */
 	int err_r;		/* spawned: errno of a failed exec, EOF on success */
 	pid_t tid;		/* -p named this thread of pid; 0: pid itself */
-	char comm[64];		/* /proc/PID/comm at attach */
+	char comm[64];		/* /proc/PID/comm at attach; a command's as of its last exec */
 };
 
 /*
@@ -34,6 +34,8 @@ int target__spawn(char **cmd, int quiet, struct target *t, char *err, size_t err
 int target__release(struct target *t, char *err, size_t errlen);
 /* Update t->exited without blocking; returns t->exited. */
 int target__poll_exit(struct target *t);
+/* A running command's comm again: it may exec once more (env, nice, sh -c). */
+void target__refresh_comm(struct target *t);
 /* A spawned command still running gets SIGTERM and is waited for. */
 void target__stop(struct target *t);
 /*

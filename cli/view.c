@@ -104,6 +104,7 @@ static void live_stats(void *ctx, struct tui_stats *st)
 			st->trace_why = luatrace__why_text(r);
 		}
 	st->exited = !session__alive(s);
+	session__describe(s, s->who, sizeof(s->who));	/* a command may exec again */
 	st->failed = s->alloc_failed;
 }
 
@@ -144,9 +145,9 @@ static int live_keep_threads(void *ctx, const uint32_t *tids, size_t n)
 int view__live(struct session *s)
 {
 	const struct options *o = s->opt;
-	char who[128], pid[32];
+	char pid[32];
 	struct tui_feed f = {
-		.who = who, .snapname = pid, .freq = o->freq, .live = 1,
+		.who = s->who, .snapname = pid, .freq = o->freq, .live = 1,
 		.delay = o->delay, .window = o->window, .raw = o->raw, .event = o->event,
 		.some_threads = o->ntids > 0, .mark_fallback = o->mark_fallback,
 		.frames = collector__frames(s->collector),
@@ -155,7 +156,7 @@ int view__live(struct session *s)
 		.stop = s->stop, .say = say, .save = save,
 	};
 
-	session__describe(s, who, sizeof(who));
+	session__describe(s, s->who, sizeof(s->who));
 	snprintf(pid, sizeof(pid), "%d", s->ntargets ? (int)s->targets[0].pid : 0);
 	for (int e = 0; e < EV__COUNT; e++)
 		for (int v = 0; v < COLLECT_VIEW__COUNT; v++) {

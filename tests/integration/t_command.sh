@@ -51,6 +51,10 @@ unnamed=$(grep -F '[lua:?]' "$TMP/lj.folded" | awk '{ s += $NF } END { print s +
 echo "    luajit command lingering after lua_close: [lua:?] in $unnamed of $total samples" >&2
 [ "$total" -ge 100 ] || fail "too few samples of the lingering luajit command: $total"
 [ "$(pct "$unnamed" "$total")" -lt 1 ] || fail "$unnamed of $total samples have [lua:?] frames"
+# env exec'd luajit: the summary names the image that ran last, not env
+# (until 2026-12-07 it kept the name read at the first exec).
+grep -q "samples of PID [0-9]* (luajit)" "$TMP/err" ||
+	fail "the summary does not name luajit: $(grep 'samples of' "$TMP/err")"
 
 # A target that exits mid-run: the collected profile is still written.
 # burn 6 lives >= 5 s, luatop's start-up takes a few of them: it exits long
