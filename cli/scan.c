@@ -12,6 +12,7 @@
 #include "cli/scan.h"
 #include "lua/detect.h"
 #include "proc/model.h"
+#include "proc/pidinfo.h"
 #include "proc/procmaps.h"
 
 /* The start time of pid (clock ticks since boot, /proc/PID/stat field 22),
@@ -19,31 +20,15 @@
 ** (field 4; ppid may be NULL). */
 static uint64_t stat_of(pid_t pid, int *kthread, pid_t *ppid)
 {
-	char path[64], buf[1024], *p;
-	unsigned long long start = 0;
-	unsigned long flags = 0;
-	int parent = 0;
-	ssize_t n;
-	int fd;
+	struct pidstat st;
 
 	*kthread = 0;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (pidinfo__stat(pid, &st))
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');	/* the comm may hold anything */
-	if (!p || sscanf(p + 1, " %*c %d %*d %*d %*d %*d %lu %*u %*u %*u %*u %*u %*u %*d %*d"
-			 " %*d %*d %*d %*d %llu", &parent, &flags, &start) != 3)
-		return 0;
-	*kthread = !!(flags & 0x00200000);	/* PF_KTHREAD */
+	*kthread = !!(st.flags & PIDINFO_PF_KTHREAD);
 	if (ppid)
-		*ppid = (pid_t)parent;
-	return start;
+		*ppid = st.ppid;
+	return st.start;
 }
 
 /* Remember pid (started at start) as looked at; the oldest half goes when full. */

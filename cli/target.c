@@ -16,6 +16,7 @@
 
 #include "cli/signals.h"
 #include "cli/target.h"
+#include "proc/pidinfo.h"
 
 static int errf(char *err, size_t errlen, int e, const char *fmt, ...)
 {
@@ -38,70 +39,6 @@ static int open_pidfd(pid_t pid)
 #endif
 }
 
-static void read_comm(pid_t pid, char *out, size_t outsz)
-{
-	char path[64];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	out[0] = 0;
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	if (fgets(out, (int)outsz, f))
-		out[strcspn(out, "\n")] = 0;
-	fclose(f);
-}
-
-#define PF_KTHREAD	0x00200000	/* include/linux/sched.h: a kernel thread */
-
-/* What /proc/PID/stat and status say: state letter, flags, thread group. */
-struct proc_kind {
-	char state;
-	unsigned long flags;
-	pid_t tgid;
-};
-
-static int read_small(const char *path, char *buf, size_t bufsz)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, bufsz - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	return 0;
-}
-
-/* 0, or -errno (ESRCH/ENOENT: gone). The comm in stat may hold ')' and spaces:
-** the fields start after the last ')'. */
-static int read_kind(pid_t pid, struct proc_kind *k)
-{
-	char path[64], buf[2048], *p;
-	int rc;
-
-	k->state = '?';
-	k->flags = 0;
-	k->tgid = pid;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((rc = read_small(path, buf, sizeof(buf))))
-		return rc;
-	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &k->state, &k->flags) != 2)
-		return -EINVAL;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if ((rc = read_small(path, buf, sizeof(buf))))
-		return rc;
-	p = strstr(buf, "\nTgid:");
-	if (p)
-		k->tgid = (pid_t)strtol(p + 6, NULL, 10);
-	return 0;
-}
-
 /* Reading /proc/PID/maps needs the same ptrace access check the profiler needs. */
 static int check_access(pid_t pid)
 {
@@ -121,23 +58,26 @@ static int check_access(pid_t pid)
 /* A thread stands for its process; a zombie or a kernel thread is refused. */
 static int check_kind(pid_t pid, struct target *t, char *err, size_t errlen)
 {
-	struct proc_kind k;
-	int rc = read_kind(pid, &k);
+	struct pidstat k;
+	pid_t tgid = pid;
+	int rc = pidinfo__stat(pid, &k);
 
+	if (!rc)
+		rc = pidinfo__tgid(pid, &tgid);
 	if (rc == -ENOENT || rc == -ESRCH)
 		return errf(err, errlen, ESRCH, "no process with PID %d", (int)pid);
 	if (rc)
 		return 0;	/* the access check below says what is wrong */
-	if (k.flags & PF_KTHREAD)
+	if (k.flags & PIDINFO_PF_KTHREAD)
 		return errf(err, errlen, EINVAL, "PID %d is a kernel thread: luatop profiles "
 			    "user processes (the kernel's stacks show under them)", (int)pid);
 	if (k.state == 'Z' || k.state == 'X')
 		return errf(err, errlen, ESRCH, "PID %d has exited (a zombie its parent has "
 			    "not reaped)", (int)pid);
-	if (k.tgid > 0 && k.tgid != pid) {
+	if (tgid != pid) {
 		t->tid = pid;
-		t->pid = k.tgid;
-		return check_kind(k.tgid, t, err, errlen);
+		t->pid = tgid;
+		return check_kind(tgid, t, err, errlen);
 	}
 	return 0;
 }
@@ -170,7 +110,7 @@ int target__check(pid_t pid, struct target *t, char *err, size_t errlen)
 	if (rc)
 		return errf(err, errlen, -rc, "cannot read /proc/%d/maps: %s", (int)pid,
 			    strerror(-rc));
-	read_comm(pid, t->comm, sizeof(t->comm));
+	pidinfo__comm(pid, 0, t->comm, sizeof(t->comm));
 	t->pidfd = open_pidfd(pid);
 	return 0;
 }
@@ -251,7 +191,7 @@ int target__release(struct target *t, char *err, size_t errlen)
 	t->go_w = t->err_r = -1;
 	if (n == (ssize_t)sizeof(e) && e)
 		return errf(err, errlen, e, "cannot run '%s': %s", t->comm, strerror(e));
-	read_comm(t->pid, t->comm, sizeof(t->comm));
+	pidinfo__comm(t->pid, 0, t->comm, sizeof(t->comm));
 	return 0;
 }
 
@@ -280,8 +220,7 @@ void target__refresh_comm(struct target *t)
 
 	if (!t->spawned || t->exited || t->go_w >= 0)
 		return;
-	read_comm(t->pid, now, sizeof(now));
-	if (now[0])	/* kept when gone: its last name is the one to report */
+	if (!pidinfo__comm(t->pid, 0, now, sizeof(now)) && now[0])	/* kept when gone: its last name is the one to report */
 		memcpy(t->comm, now, sizeof(now));
 }
 

@@ -17,6 +17,7 @@
 #include "cli/options.h"
 #include "cli/session.h"
 #include "cli/view.h"
+#include "proc/pidinfo.h"
 #include "profile/calltree.h"
 #include "export/folded.h"
 #include "export/pprof.h"
@@ -116,19 +117,12 @@ static size_t live_threads(void *ctx, struct tui_thread *out, size_t max)
 	size_t n = collector__threads(s->collector, ti, ti ? max : 0);
 
 	for (size_t i = 0; ti && i < n && i < max; i++) {
-		char path[64];
-		FILE *f;
-
 		out[i] = (struct tui_thread){ .tid = ti[i].tid, .pid = ti[i].pid,
 					      .kept = ti[i].kept };
 		memcpy(out[i].weight, ti[i].weight, sizeof(out[i].weight));
-		snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", ti[i].pid, ti[i].tid);
-		strcpy(out[i].comm, "?");
-		if ((f = fopen(path, "re"))) {
-			if (fgets(out[i].comm, sizeof(out[i].comm), f))
-				out[i].comm[strcspn(out[i].comm, "\n")] = '\0';
-			fclose(f);
-		}
+		if (pidinfo__comm((pid_t)ti[i].pid, (pid_t)ti[i].tid, out[i].comm,
+				  sizeof(out[i].comm)))
+			strcpy(out[i].comm, "?");
 	}
 	free(ti);
 	return n;
