@@ -597,6 +597,31 @@ Test(symbolize, kallsyms_edge_input)
 	kallsyms__delete(k);
 }
 
+/* Listed by address, as the kernel lists its own: no sort, and the best name of
+** each address kept wherever it stands in its run (global, then without '_',
+** then the first by name). */
+Test(symbolize, kallsyms_in_order_best_of_each_address)
+{
+	static const char listed[] =
+		"ffffffff81000000 t __pfx_start\n"
+		"ffffffff81000000 t _start_local\n"
+		"ffffffff81000000 T start\n"
+		"ffffffff81000010 T __x64_sys_read\n"
+		"ffffffff81000010 T ksys_read\n"
+		"ffffffff81000020 t zeta\n"
+		"ffffffff81000020 t alpha\n"
+		"ffffffff81000030 W weak_only\n";
+	struct kallsyms *k;
+
+	cr_assert_eq(kallsyms__parse(listed, sizeof(listed) - 1, &k), 0);
+	cr_assert_eq(kallsyms__count(k), 4);
+	cr_assert_str_eq(kallsyms__lookup(k, 0xffffffff81000000, NULL), "start");
+	cr_assert_str_eq(kallsyms__lookup(k, 0xffffffff81000018, NULL), "ksys_read");
+	cr_assert_str_eq(kallsyms__lookup(k, 0xffffffff81000020, NULL), "alpha");
+	cr_assert_str_eq(kallsyms__lookup(k, 0xffffffff81000031, NULL), "weak_only");
+	kallsyms__delete(k);
+}
+
 /* The address of a core kernel text symbol from /proc/kallsyms, or 0. */
 static uint64_t kernel_sym_addr(const char *want)
 {
