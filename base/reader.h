@@ -1,13 +1,18 @@
 /*
 ** Memory of a traced process, read through a callback: decoders of target
 ** memory (LuaJIT prototypes, strings, traces) take a reader, so that they do
-** no I/O themselves and tests can feed them byte buffers.
+** no I/O themselves and tests can feed them byte buffers. Also what every
+** such decoder needs: the user address range that bounds each address it is
+** given, and little-endian loads from the bytes it read.
 */
 #ifndef LUATOP_BASE_READER_H
 #define LUATOP_BASE_READER_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#define MREADER_USER_TOP	(1ull << 47)	/* x86-64 user addresses lie below */
 
 /* One range to read in a batch. */
 struct mspan {
@@ -25,6 +30,39 @@ struct mreader {
 	int (*readv)(void *ctx, const struct mspan *spans, unsigned n);
 	void *ctx;
 };
+
+/* Is [addr, addr + len) a user address range: not at 0, below the top? Every
+** address read from a target is checked so before it is read or followed. */
+static inline int user_range(uint64_t addr, uint64_t len)
+{
+	return addr && addr < MREADER_USER_TOP && len <= MREADER_USER_TOP - addr;
+}
+
+/* Little-endian loads at byte offset off of a copy of target memory (any
+** alignment; the caller bounds off). */
+static inline uint16_t le16_at(const uint8_t *b, size_t off)
+{
+	uint16_t v;
+
+	memcpy(&v, b + off, sizeof(v));
+	return v;
+}
+
+static inline uint32_t le32_at(const uint8_t *b, size_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, b + off, sizeof(v));
+	return v;
+}
+
+static inline uint64_t le64_at(const uint8_t *b, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, b + off, sizeof(v));
+	return v;
+}
 
 /* Read one range; as r->read. */
 static inline int mreader__read(const struct mreader *r, uint64_t addr, void *buf, size_t len)

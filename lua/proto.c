@@ -37,7 +37,6 @@
 #define STR_HDR		24	/* GCstr payload offset */
 #define STR_GCT		9	/* u8: 4; then what is fixed for a string's life (hash, len) */
 #define STR_PROBE_MAX	(1u << 28)	/* longest string whose end is probed for its NUL */
-#define USER_TOP	(1ull << 47)	/* x64 user addresses are below */
 
 /* -- Reading the target ---------------------------------------------------- */
 
@@ -46,7 +45,7 @@ static int rd(const struct mreader *r, uint64_t addr, void *buf, size_t len)
 {
 	if (!len)
 		return 0;
-	if (!addr || addr >= USER_TOP || len > USER_TOP - addr)
+	if (!user_range(addr, len))
 		return -EFAULT;
 	return mreader__read(r, addr, buf, len);
 }
@@ -54,28 +53,11 @@ static int rd(const struct mreader *r, uint64_t addr, void *buf, size_t len)
 /* Read up to len bytes at addr: the count read (possibly short), or -errno. */
 static long rd_some(const struct mreader *r, uint64_t addr, void *buf, size_t len)
 {
-	if (!addr || addr >= USER_TOP)
+	if (!addr || addr >= MREADER_USER_TOP)
 		return -EFAULT;
-	if (len > USER_TOP - addr)
-		len = USER_TOP - addr;
+	if (len > MREADER_USER_TOP - addr)
+		len = MREADER_USER_TOP - addr;
 	return mreader__read_some(r, addr, buf, len);
-}
-
-/* Unaligned little-endian loads from a copy of target memory. */
-static uint64_t u64_at(const uint8_t *b, size_t off)
-{
-	uint64_t v;
-
-	memcpy(&v, b + off, sizeof(v));
-	return v;
-}
-
-static uint32_t u32_at(const uint8_t *b, size_t off)
-{
-	uint32_t v;
-
-	memcpy(&v, b + off, sizeof(v));
-	return v;
 }
 
 /* -- Prototypes ------------------------------------------------------------ */
@@ -94,35 +76,35 @@ static int parse_hdr(uint64_t addr, const uint8_t *h, uint32_t ins0, struct luap
 
 	memset(p, 0, sizeof(*p));
 	p->addr = addr;
-	p->sizebc = u32_at(h, PT_SIZEBC);
-	p->sizekgc = u32_at(h, PT_SIZEKGC);
+	p->sizebc = le32_at(h, PT_SIZEBC);
+	p->sizekgc = le32_at(h, PT_SIZEKGC);
 	p->sizeuv = h[PT_SIZEUV];
-	p->k = k = u64_at(h, PT_K);
-	p->chunkname = u64_at(h, PT_CHUNKNAME);
-	p->firstline = (int32_t)u32_at(h, PT_FIRSTLINE);
-	p->numline = (int32_t)u32_at(h, PT_NUMLINE);
-	sizept = u32_at(h, PT_SIZEPT);
-	sizekn = u32_at(h, PT_SIZEKN);
-	if (h[PT_GCT] != GCT_PROTO || addr % 8 || addr >= USER_TOP)
+	p->k = k = le64_at(h, PT_K);
+	p->chunkname = le64_at(h, PT_CHUNKNAME);
+	p->firstline = (int32_t)le32_at(h, PT_FIRSTLINE);
+	p->numline = (int32_t)le32_at(h, PT_NUMLINE);
+	sizept = le32_at(h, PT_SIZEPT);
+	sizekn = le32_at(h, PT_SIZEKN);
+	if (h[PT_GCT] != GCT_PROTO || addr % 8 || addr >= MREADER_USER_TOP)
 		return -EINVAL;
 	if (p->sizebc < 2 || p->sizebc > LUAPROTO_SIZEBC_MAX || !luabc__isheader(luabc_op(ins0)))
 		return -EINVAL;
 	bcend = addr + LUAPROTO_SIZE + 4ull * p->sizebc;
 	end = addr + sizept;
-	if (sizept < bcend - addr || end >= USER_TOP)
+	if (sizept < bcend - addr || end >= MREADER_USER_TOP)
 		return -EINVAL;
 	if (k % 8 || !inside(k, 8ull * sizekn, bcend, end) ||
 	    !inside(k - 8ull * p->sizekgc, 8ull * p->sizekgc, bcend, end))
 		return -EINVAL;
-	if (!p->chunkname || p->chunkname % 8 || p->chunkname >= USER_TOP)
+	if (!p->chunkname || p->chunkname % 8 || p->chunkname >= MREADER_USER_TOP)
 		return -EINVAL;
 	if (p->firstline < -1 || p->numline < 0)
 		return -EINVAL;
 	p->lineshift = p->numline < 256 ? 0 : p->numline < 65536 ? 1 : 2;
 	/* Debug info: [lineinfo][uvinfo][varinfo] up to the end of the allocation. */
-	li = u64_at(h, PT_LINEINFO);
-	uvi = u64_at(h, PT_UVINFO);
-	vi = u64_at(h, PT_VARINFO);
+	li = le64_at(h, PT_LINEINFO);
+	uvi = le64_at(h, PT_UVINFO);
+	vi = le64_at(h, PT_VARINFO);
 	if ((li && !inside(li, 0, bcend, end)) || (uvi && !inside(uvi, 0, bcend, end)) ||
 	    (vi && !inside(vi, 0, bcend, end)))
 		return -EINVAL;
@@ -153,7 +135,7 @@ int luaproto__read(const struct mreader *r, uint64_t addr, struct luaproto *p)
 	memset(p, 0, sizeof(*p));
 	if ((err = rd(r, addr, h, sizeof(h))))
 		return err;
-	if ((err = parse_hdr(addr, h, u32_at(h, LUAPROTO_SIZE), p)))
+	if ((err = parse_hdr(addr, h, le32_at(h, LUAPROTO_SIZE), p)))
 		return err;
 	err = rd(r, p->chunkname, h, STR_HDR);	/* what tells its chunk name apart */
 	if (!err && h[STR_GCT] != GCT_STR)
@@ -165,11 +147,11 @@ int luaproto__read(const struct mreader *r, uint64_t addr, struct luaproto *p)
 	memcpy(p->chunkid, h + STR_GCT, LUAPROTO_STRID);
 	if (!p->ndbg)
 		return 0;
-	dbg = u64_at(h, PT_LINEINFO);	/* the first of the three present */
+	dbg = le64_at(h, PT_LINEINFO);	/* the first of the three present */
 	if (!dbg)
-		dbg = u64_at(h, PT_UVINFO);
+		dbg = le64_at(h, PT_UVINFO);
 	if (!dbg)
-		dbg = u64_at(h, PT_VARINFO);
+		dbg = le64_at(h, PT_VARINFO);
 	if (p->ndbg > LUAPROTO_DBG_MAX) {	/* keep what fits, drop what does not */
 		p->ndbg = LUAPROTO_DBG_MAX;
 		if (p->nline > p->ndbg)
@@ -214,8 +196,8 @@ int luaproto__peek(const struct mreader *r, const struct luaproto *const *p, uns
 	for (i = 0; i < n; i++) {
 		uint8_t *h = hdr + (size_t)i * LUAPROTO_PEEK_SIZE;
 
-		if (!p[i]->addr || p[i]->addr >= USER_TOP - LUAPROTO_SIZE ||
-		    !p[i]->chunkname || p[i]->chunkname >= USER_TOP - STR_HDR)
+		if (!p[i]->addr || p[i]->addr >= MREADER_USER_TOP - LUAPROTO_SIZE ||
+		    !p[i]->chunkname || p[i]->chunkname >= MREADER_USER_TOP - STR_HDR)
 			break;
 		sp[2 * i] = (struct mspan){ .addr = p[i]->addr, .buf = h, .len = LUAPROTO_SIZE };
 		sp[2 * i + 1] = (struct mspan){ .addr = p[i]->chunkname, .buf = h + LUAPROTO_SIZE,
@@ -263,9 +245,9 @@ int64_t luaproto__pos(const struct mreader *r, const struct luaproto *p, uint64_
 	/* A JLOOP exit after a RET resumes at &T->startins + 1: find T->startpc. */
 	if (rd(r, pc - 4 - TR_STARTINS, t, sizeof(t)) || t[9] != GCT_TRACE)
 		return -1;
-	startpt = u64_at(t, TR_STARTPT);
-	startpc = u64_at(t, TR_STARTPC);
-	if (startpt != p->addr || !luabc__isret(luabc_op(u32_at(t, TR_STARTINS))))
+	startpt = le64_at(t, TR_STARTPT);
+	startpc = le64_at(t, TR_STARTPC);
+	if (startpt != p->addr || !luabc__isret(luabc_op(le32_at(t, TR_STARTINS))))
 		return -1;
 	if (startpc < bc || (startpc - bc) % 4 || (startpc - bc) / 4 >= p->sizebc)
 		return -1;
@@ -292,7 +274,7 @@ int luaproto__line(const struct luaproto *p, int64_t pos)
 		else if (p->lineshift == 1)
 			line = (int64_t)p->firstline + (uint16_t)(li[i] | li[i + 1] << 8);
 		else
-			line = (int64_t)p->firstline + u32_at(li, i);
+			line = (int64_t)p->firstline + le32_at(li, i);
 	}
 	return line < 0 || line > INT32_MAX ? -1 : (int)line;
 }
@@ -315,7 +297,7 @@ int luaproto__kgc(const struct mreader *r, const struct luaproto *p, uint32_t id
 		return -EINVAL;
 	if ((err = rd(r, p->k - 8ull * (idx + 1), obj, sizeof(*obj))))
 		return err;
-	return *obj && *obj < USER_TOP && !(*obj % 8) ? 0 : -EINVAL;
+	return *obj && *obj < MREADER_USER_TOP && !(*obj % 8) ? 0 : -EINVAL;
 }
 
 /* -- Strings --------------------------------------------------------------- */
@@ -352,8 +334,8 @@ int luastr__read(const struct mreader *r, uint64_t addr, int *layout, size_t off
 		return err;
 	if (h[STR_GCT] != GCT_STR)
 		return -EINVAL;
-	n16 = u32_at(h, 16);
-	n20 = u32_at(h, 20);
+	n16 = le32_at(h, 16);
+	n20 = le32_at(h, 20);
 	if (*layout == LUASTR_AUTO && n16 != n20) {	/* the NUL after the payload decides */
 		got = rd_some(r, addr + STR_HDR, buf, cap - 1);
 		if (got < 0)

@@ -33,7 +33,6 @@
 #define TR_CACHE_MAX	1024	/* traces cached per process (then all forgotten) */
 #define TR_KCONST_MAX	(64u << 10)	/* bytes of IR constants read per trace */
 #define TR_SLOTS	256	/* snapshot slots are u8 */
-#define TR_USER_TOP	(1ull << 47)
 #define TR_LEVELS	(LUATRACE_FRAMES_MAX + 1)	/* the base frame and the inlined ones */
 #define TR_SCAN_MAX	512	/* instructions scanned for a function's return */
 
@@ -67,69 +66,37 @@ const char *luatrace__rule_name(int rule)
 	return rule >= 0 && rule < LUATRACE_RULE__COUNT ? rule_names[rule] : "?";
 }
 
-/* -- Little-endian loads from copies of target memory ------------------------ */
-
-static uint64_t u64_at(const uint8_t *b, size_t off)
-{
-	uint64_t v;
-
-	memcpy(&v, b + off, sizeof(v));
-	return v;
-}
-
-static uint32_t u32_at(const uint8_t *b, size_t off)
-{
-	uint32_t v;
-
-	memcpy(&v, b + off, sizeof(v));
-	return v;
-}
-
-static uint16_t u16_at(const uint8_t *b, size_t off)
-{
-	uint16_t v;
-
-	memcpy(&v, b + off, sizeof(v));
-	return v;
-}
-
-/* Is [a, a + len) a user address range? */
-static int user(uint64_t a, uint64_t len)
-{
-	return a && a < TR_USER_TOP && len <= TR_USER_TOP - a;
-}
-
 /* -- Headers ------------------------------------------------------------------ */
 
 int luatrace__hdr(const uint8_t *raw, size_t len, uint64_t T, struct luatrace_hdr *h)
 {
-	if (len < LT_TRACE_HDR || raw[9] != LT_LJ_GCT_TRACE || !user(T, LT_TRACE_HDR))
+	if (len < LT_TRACE_HDR || raw[9] != LT_LJ_GCT_TRACE || !user_range(T, LT_TRACE_HDR))
 		return -EINVAL;
 	*h = (struct luatrace_hdr){
 		.T = T,
-		.nsnap = u16_at(raw, LT_LJ_TRACE_NSNAP),
-		.nins = u32_at(raw, LT_LJ_TRACE_NINS),
-		.ir = u64_at(raw, LT_LJ_TRACE_IR),
-		.nk = u32_at(raw, LT_LJ_TRACE_NK),
-		.nsnapmap = u32_at(raw, LT_LJ_TRACE_NSNAPMAP),
-		.snap = u64_at(raw, LT_LJ_TRACE_SNAP),
-		.snapmap = u64_at(raw, LT_LJ_TRACE_SNAPMAP),
-		.startpt = u64_at(raw, LT_LJ_TRACE_STARTPT),
-		.startpc = u64_at(raw, LT_LJ_TRACE_STARTPC),
-		.szmcode = u32_at(raw, LT_LJ_TRACE_SZMCODE),
-		.mcode = u64_at(raw, LT_LJ_TRACE_MCODE),
-		.mcloop = u32_at(raw, LT_LJ_TRACE_MCLOOP),
-		.spadjust = u16_at(raw, LT_LJ_TRACE_SPADJUST),
-		.traceno = u16_at(raw, LT_LJ_TRACE_TRACENO),
-		.link = u16_at(raw, LT_LJ_TRACE_LINK),
-		.root = u16_at(raw, LT_LJ_TRACE_ROOT),
+		.nsnap = le16_at(raw, LT_LJ_TRACE_NSNAP),
+		.nins = le32_at(raw, LT_LJ_TRACE_NINS),
+		.ir = le64_at(raw, LT_LJ_TRACE_IR),
+		.nk = le32_at(raw, LT_LJ_TRACE_NK),
+		.nsnapmap = le32_at(raw, LT_LJ_TRACE_NSNAPMAP),
+		.snap = le64_at(raw, LT_LJ_TRACE_SNAP),
+		.snapmap = le64_at(raw, LT_LJ_TRACE_SNAPMAP),
+		.startpt = le64_at(raw, LT_LJ_TRACE_STARTPT),
+		.startpc = le64_at(raw, LT_LJ_TRACE_STARTPC),
+		.szmcode = le32_at(raw, LT_LJ_TRACE_SZMCODE),
+		.mcode = le64_at(raw, LT_LJ_TRACE_MCODE),
+		.mcloop = le32_at(raw, LT_LJ_TRACE_MCLOOP),
+		.spadjust = le16_at(raw, LT_LJ_TRACE_SPADJUST),
+		.traceno = le16_at(raw, LT_LJ_TRACE_TRACENO),
+		.link = le16_at(raw, LT_LJ_TRACE_LINK),
+		.root = le16_at(raw, LT_LJ_TRACE_ROOT),
 		.linktype = raw[LT_LJ_TRACE_LINKTYPE],
 	};
 	if (!h->nsnap || h->nsnap > LUATRACE_SNAPS_MAX || !h->traceno ||
 	    h->nk >= LT_LJ_REF_BIAS || h->nins <= LT_LJ_REF_BIAS || h->nins < h->nk ||
-	    !user(h->snap, (uint64_t)h->nsnap * LT_LJ_SNAP_SIZE) ||
-	    !user(h->snapmap, 4ull * h->nsnapmap) || !h->ir || !user(h->mcode, h->szmcode) ||
-	    !h->szmcode || h->mcloop > h->szmcode || !user(h->startpc, 4))
+	    !user_range(h->snap, (uint64_t)h->nsnap * LT_LJ_SNAP_SIZE) ||
+	    !user_range(h->snapmap, 4ull * h->nsnapmap) || !h->ir || !user_range(h->mcode, h->szmcode) ||
+	    !h->szmcode || h->mcloop > h->szmcode || !user_range(h->startpc, 4))
 		return -EINVAL;
 	return 0;
 }
@@ -237,8 +204,8 @@ static int parse_snaps(struct ctrace *t, const uint8_t *raw)
 	for (unsigned i = 0; i < h->nsnap; i++) {
 		const uint8_t *s = raw + (size_t)i * LT_LJ_SNAP_SIZE;
 
-		t->mcofs[i] = u16_at(s, LT_LJ_SNAP_MCOFS);
-		t->mapofs[i] = u32_at(s, LT_LJ_SNAP_MAPOFS);
+		t->mcofs[i] = le16_at(s, LT_LJ_SNAP_MCOFS);
+		t->mapofs[i] = le32_at(s, LT_LJ_SNAP_MAPOFS);
 		t->nent[i] = s[LT_LJ_SNAP_NENT];
 		/* Entries plus the u64 pcbase must lie inside the map. */
 		if ((uint64_t)t->mapofs[i] + t->nent[i] + 2 > h->nsnapmap)
@@ -286,7 +253,7 @@ static int ctrace_load(const struct mreader *r, const struct luatrace_hdr *h, st
 	if (!t || !snaps || nk > TR_KCONST_MAX || !(t->kconst = malloc(nk)))
 		goto out;
 	err = -EINVAL;
-	if (!user(h->snap, nsnap) || !user(h->ir + 8ull * h->nk, nk))
+	if (!user_range(h->snap, nsnap) || !user_range(h->ir + 8ull * h->nk, nk))
 		goto out;
 	t->h = *h;
 	err = -ESTALE;
@@ -331,7 +298,7 @@ static int konst(const struct ctrace *t, uint32_t ref, uint8_t *o, uint8_t *type
 	ir = t->kconst + 8 * (size_t)(ref - t->h.nk);
 	*o = ir[LT_LJ_IR_O];
 	*type = ir[LT_LJ_IR_T] & 31;
-	*v = u64_at(ir, 8);	/* ir[ref + 1]: ref + 1 <= REF_BIAS was read too */
+	*v = le64_at(ir, 8);	/* ir[ref + 1]: ref + 1 <= REF_BIAS was read too */
 	return 0;
 }
 
@@ -361,7 +328,7 @@ static int describe(const struct mreader *r, uint64_t fn, struct lt_lua_frame *f
 	uint8_t ffid;
 	uint64_t v = 0;
 
-	if (!user(fn, 48) || mreader__read(r, fn + LT_LJ_FN_FFID, &ffid, 1))
+	if (!user_range(fn, 48) || mreader__read(r, fn + LT_LJ_FN_FFID, &ffid, 1))
 		return -1;
 	f->fn = fn;
 	f->ffid = ffid;
@@ -392,7 +359,7 @@ static uint64_t proto_of_pc(const struct ctrace *t, const struct mreader *r, uin
 		uint32_t sizebc;
 
 		if (konst(t, ref, &o, &type, &pt) || o != LT_LJ_IR_KGC || type != LT_LJ_IRT_PROTO ||
-		    !user(pt, LT_LJ_PROTO_SIZE) || mreader__read(r, pt + 12, &sizebc, 4))
+		    !user_range(pt, LT_LJ_PROTO_SIZE) || mreader__read(r, pt + 12, &sizebc, 4))
 			continue;
 		if (pc > pt + LT_LJ_PROTO_SIZE && pc <= pt + LT_LJ_PROTO_SIZE + 4ull * sizebc)
 			return pt;
@@ -428,7 +395,7 @@ static int call_a(const struct mreader *r, uint64_t link, unsigned *a)
 {
 	uint32_t ins;
 
-	if (!user(link - 4, 4) || mreader__read(r, link - 4, &ins, 4))
+	if (!user_range(link - 4, 4) || mreader__read(r, link - 4, &ins, 4))
 		return -1;
 	*a = (ins >> 8) & 0xff;
 	return 0;
@@ -615,7 +582,7 @@ static int find_by_pc(const struct mreader *r, uint64_t jtrace, uint64_t pc, str
 
 	if (!jtrace || mreader__read(r, jtrace, &arr, 8) ||
 	    mreader__read(r, jtrace + LT_LJ_J_SIZETRACE, &size, 4) || size > LT_LJ_TRACE_MAX ||
-	    !user(arr, 8ull * size))
+	    !user_range(arr, 8ull * size))
 		return -1;
 	for (uint32_t n = 1; n < size; n++) {
 		uint8_t raw[LT_TRACE_HDR];
@@ -724,7 +691,7 @@ static int add_segment(const struct mreader *r, struct rpath *p, uint64_t from, 
 		uint32_t len = want - k < TR_BC_CHUNK ? want - k : TR_BC_CHUNK;
 		long got;
 
-		if (!user(from + 4ull * k, 4ull * len))
+		if (!user_range(from + 4ull * k, 4ull * len))
 			return -1;
 		got = mreader__read_some(r, from + 4ull * k, buf, 4 * len);
 		if (got < 4)

@@ -10,12 +10,6 @@
 
 #define READV_MAX	64	/* spans per system call */
 
-/* Is [addr, addr + len) a plausible user range? */
-static int user_range(uint64_t addr, size_t len)
-{
-	return addr && addr < TMEM_USER_TOP && len <= TMEM_USER_TOP - addr;
-}
-
 int tmem__read(int pid, uint64_t addr, void *buf, size_t len)
 {
 	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };

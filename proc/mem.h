@@ -10,7 +10,6 @@
 
 #include "base/reader.h"
 
-#define TMEM_USER_TOP	(1ull << 47)	/* x86-64 user addresses lie below */
 #define TMEM_COPY_MAX	(1u << 20)	/* largest mapping tmem__copy takes (the vDSO) */
 
 /* A reader of pid's memory. */
