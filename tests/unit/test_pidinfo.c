@@ -16,11 +16,12 @@
 #define STAT_TAIL " S 41 42 42 0 -1 4194560 100 0 0 0 7 3 0 0 20 0 1 0 123456 " \
 		  "10000 200 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n"
 
-Test(pidinfo, stat_fields)
+/* line parses into STAT_TAIL's fields. */
+static void expect_tail_fields(const char *line)
 {
 	struct pidstat st;
 
-	cr_assert_eq(pidinfo__parse_stat("7 (luajit)" STAT_TAIL, &st), 0);
+	cr_assert_eq(pidinfo__parse_stat(line, &st), 0, "%s", line);
 	cr_assert_eq(st.state, 'S');
 	cr_assert_eq(st.ppid, 41);
 	cr_assert_eq(st.flags, 4194560ul);
@@ -28,16 +29,17 @@ Test(pidinfo, stat_fields)
 	cr_assert_eq(st.flags & PIDINFO_PF_KTHREAD, 0);
 }
 
+Test(pidinfo, stat_fields)
+{
+	expect_tail_fields("7 (luajit)" STAT_TAIL);
+}
+
 /* A comm may be set to anything up to 15 bytes: ") Z 1 (" must not pass for
 ** the fields. */
 Test(pidinfo, stat_comm_with_parens_and_spaces)
 {
-	struct pidstat st;
-
-	cr_assert_eq(pidinfo__parse_stat("7 (a) Z 1 (b c)" STAT_TAIL, &st), 0);
-	cr_assert_eq(st.state, 'S');
-	cr_assert_eq(st.ppid, 41);
-	cr_assert_eq(st.start, 123456u);
+	expect_tail_fields("7 (a) Z 1 (b c)" STAT_TAIL);
+	expect_tail_fields("7 ())))" STAT_TAIL);
 }
 
 Test(pidinfo, stat_refused)
