@@ -11,8 +11,10 @@ upstream_dir="$top/.deps/luajit-upstream"
 
 pkgs="make gcc clang llvm pkg-config binutils libc6-dev libbpf-dev bpftool libelf-dev
 zlib1g-dev libncurses-dev libcriterion-dev tmux procps luajit2 libluajit2-5.1-dev nginx
-libnginx-mod-http-lua wrk curl golang-go protobuf-compiler"
+libnginx-mod-http-lua wrk curl golang-go protobuf-compiler libc6-dbg"
 # golang-go (go tool pprof) and protobuf-compiler (protoc) read the pprof export in tests.
+# libc6-dbg: libc's debug file, which a unit test merges with libc's own symbols
+# (symbolize::debug_libc_dbgsym skipped without it) and bench/symbolize.sh loads.
 upstream_pkgs="luajit libluajit-5.1-2 libluajit-5.1-dev libluajit-5.1-common"
 # make bench compares with perf (sh scripts/deps.sh bench). bench/soak.sh needs nginx,
 # libnginx-mod-http-lua, wrk (Debian's package), tmux and curl: in the list above.
