@@ -37,19 +37,11 @@ static int orc_format_known(void)
 /* kernel.perf_event_max_stack: the frames bpf_get_stack gives at most. */
 static unsigned max_stack(void)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	unsigned v = 127;
+	char buf[64];
 
-	if (!readfile__all("/proc/sys/kernel/perf_event_max_stack", 64, &buf, &len)) {
-		char tmp[64];
-
-		memcpy(tmp, buf, len < sizeof(tmp) - 1 ? len : sizeof(tmp) - 1);
-		tmp[len < sizeof(tmp) - 1 ? len : sizeof(tmp) - 1] = '\0';
-		v = (unsigned)strtoul(tmp, NULL, 10);
-	}
-	free(buf);
-	return v;
+	if (readfile__into("/proc/sys/kernel/perf_event_max_stack", buf, sizeof(buf)) < 0)
+		return 127;
+	return (unsigned)strtoul(buf, NULL, 10);
 }
 
 /* Do the symbols describe tables the sampler can search? */

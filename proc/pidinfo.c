@@ -1,34 +1,14 @@
 /*
 ** /proc/PID/stat, status and comm: each read in one system call (they are a
-** few hundred bytes) and parsed here only.
+** few hundred bytes, proc/readfile.h) and parsed here only.
 */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "proc/pidinfo.h"
-
-/* Read a small /proc file into buf, NUL-terminated: its length, or -errno. */
-static ssize_t read_small(const char *path, char *buf, size_t bufsz)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	do
-		n = read(fd, buf, bufsz - 1);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	if (n >= 0)
-		buf[n] = '\0';
-	return n;
-}
+#include "proc/readfile.h"
 
 int pidinfo__parse_stat(const char *line, struct pidstat *st)
 {
@@ -54,7 +34,7 @@ int pidinfo__stat(pid_t pid, struct pidstat *st)
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	n = read_small(path, buf, sizeof(buf));
+	n = readfile__into(path, buf, sizeof(buf));
 	return n < 0 ? (int)n : pidinfo__parse_stat(buf, st);
 }
 
@@ -65,7 +45,7 @@ int pidinfo__tgid(pid_t pid, pid_t *tgid)
 	long v;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if ((n = read_small(path, buf, sizeof(buf))) < 0)
+	if ((n = readfile__into(path, buf, sizeof(buf))) < 0)
 		return (int)n;
 	p = strstr(buf, "\nTgid:");
 	if (!p)
@@ -86,7 +66,7 @@ int pidinfo__comm(pid_t pid, pid_t tid, char *out, size_t outsz)
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
 	else
 		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	n = read_small(path, out, outsz);
+	n = readfile__into(path, out, outsz);
 	if (n < 0) {
 		out[0] = '\0';
 		return (int)n;

@@ -1,5 +1,6 @@
 /*
-** Whole small files read into a bounded malloc'd buffer, doubling as it fills.
+** Whole small files: into a bounded malloc'd buffer, doubling as it fills, or
+** in one read into the caller's buffer.
 */
 #include <errno.h>
 #include <fcntl.h>
@@ -58,4 +59,22 @@ fail:
 		close(fd);
 	free(b);
 	return err;
+}
+
+ssize_t readfile__into(const char *path, char *buf, size_t bufsz)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	do
+		n = read(fd, buf, bufsz - 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
 }
