@@ -65,6 +65,8 @@ for flavour in $(lj_flavours); do
 			";$(fn handler);$(fn nap);([^;]*;)*usleep;([^;]*;)*[^;]*_\\[k\\]")
 		piped=$(folded_has_count "$TMP/off.folded" \
 			";$(fn handler);$(fn wait_pipe);([^;]*;)*read;([^;]*;)*[^;]*_\\[k\\]")
+		[ "$total" -gt 0 ] && [ $((napped + piped)) -gt 0 ] ||
+			fail "no off-CPU time in nap or wait_pipe: $(cat "$TMP/err")"
 		# Shares in tenths of a percent, and what the workload says.
 		got=$(awk -v t="$total" -v n="$napped" -v p="$piped" -v d="$D" \
 			-v w="$wall" -v c="$cpu" -v wn="$nap" -v wp="$pipe" 'BEGIN {
@@ -74,8 +76,6 @@ for flavour in $(lj_flavours); do
 		set -- $got
 		echo "    $flavour $mode: off-CPU ${5} ms (want ${6}..${7}), nap ${1}‰" \
 			"(want ${2}‰), pipe ${3}‰ (want ${4}‰)" >&2
-		[ "$total" -gt 0 ] && [ $((napped + piped)) -gt 0 ] ||
-			fail "no off-CPU time in nap or wait_pipe: $(cat "$TMP/err")"
 		d1=$(($1 - $2)) d2=$(($3 - $4))
 		if [ ${d1#-} -gt 100 ] || [ ${d2#-} -gt 100 ]; then
 			awk '{ print "    " $NF "\t" $0 }' "$TMP/off.folded" | sort -k1,1rn | head -4 |
