@@ -12,7 +12,10 @@
 # points. So for luatop it also prints what its BPF program took, from the
 # kernel's BPF stats, as a share of the target's CPU time: the part of its
 # cost above the sampling floor that the kernel measures exactly (an upper
-# bound: other processes' runs on the other CPU count too).
+# bound: other processes' runs on the other CPU count too). The stats add two
+# clock reads to every program run, so the rounds run with them off, and the
+# share comes from one more luatop run per rate, with them on, outside the
+# ratios.
 #
 #   sh bench/overhead.sh [PAIRS] [ROUNDS] [HZ...]     (as root, after make)
 #   WORKLOAD=bench/fixed_pure.lua sh bench/overhead.sh 7 20000
@@ -30,7 +33,8 @@ case $wl in /*) ;; *) [ -f "$wl" ] || wl=$top/$wl ;; esac
 tmp=$(mktemp -d)
 stats_was=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null || echo 0)
 trap 'rm -rf "$tmp"; sysctl -q kernel.bpf_stats_enabled="$stats_was" 2>/dev/null' EXIT
-sysctl -q kernel.bpf_stats_enabled=1 2>/dev/null || true
+stats() { sysctl -q kernel.bpf_stats_enabled="$1" 2>/dev/null || :; }
+stats 0
 [ -x "$luatop" ] || make -C "$top" -s .output/luatop
 [ "$(nproc)" -ge 2 ] || { echo "overhead.sh: needs 2 CPUs (target and profiler pinned apart)" >&2; exit 1; }
 have_perf=0
@@ -69,22 +73,22 @@ for hz in $rates; do
 			END { for (i = 0; i < NR; i++) print a[(i + k) % NR] }')
 		: >"$tmp/round"
 		for c in $order; do
-			cpu=$(run "$c" "$hz")
-			echo "$c $cpu $([ "$c" = luatop ] && bpf_s || echo 0)" >>"$tmp/round"
+			echo "$c $(run "$c" "$hz")" >>"$tmp/round"
 		done
 		base=$(awk '$1 == "none" { print $2 }' "$tmp/round")
-		awk -v b="$base" '$1 != "none" { print $1, $2, b, $3 }' "$tmp/round" >>"$tmp/ratios"
+		awk -v b="$base" '$1 != "none" { print $1, $2, b }' "$tmp/round" >>"$tmp/ratios"
 		p=$((p + 1))
 	done
+	# the BPF share: one more luatop run, with the statistics on
+	stats 1
+	cpu=$(run luatop "$hz")
+	stats 0
+	share=$(awk -v s="$(bpf_s)" -v c="$cpu" 'BEGIN { printf "%9.2f%%", (c > 0 ? 100 * s / c : 0) }')
 	for c in $configs; do
-		awk -v c="$c" '$1 == c { print $2 / $3, $4 / $2 }' "$tmp/ratios" | sort -n |
-			awk -v c="$c" -v hz="$hz" '{ r[NR] = $1; b[NR] = $2 } END {
+		awk -v c="$c" '$1 == c { print $2 / $3 }' "$tmp/ratios" | sort -n |
+			awk -v c="$c" -v hz="$hz" -v share="$share" '{ r[NR] = $1 } END {
 				m = NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2
-				n = asort_b()
-				share = c == "luatop" ? sprintf("%9.2f%%", 100 * bm) : ""
-				printf "%-6s %-12s %8.3f %8.3f %8.3f %10s\n", hz, c, m, r[1], r[NR], share }
-				function asort_b(   i, j, v) { for (i = 2; i <= NR; i++) { v = b[i]
-					for (j = i - 1; j >= 1 && b[j] > v; j--) b[j + 1] = b[j]; b[j + 1] = v }
-					bm = NR % 2 ? b[(NR + 1) / 2] : (b[NR / 2] + b[NR / 2 + 1]) / 2; return NR }'
+				printf "%-6s %-12s %8.3f %8.3f %8.3f %10s\n", hz, c, m, r[1], r[NR],
+					(c == "luatop" ? share : "") }'
 	done
 done
