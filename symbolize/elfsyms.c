@@ -397,20 +397,26 @@ static struct elfsyms *load_elf(Elf *elf)
 
 /* -- Public API ----------------------------------------------------------- */
 
-/* Load from an open regular file; the fd stays open. */
-struct elfsyms *elfsyms__load_fd(int fd)
+/* Load from f as elffile__open_* left it (err: what it returned); closes f. */
+static struct elfsyms *load_opened(struct elffile *f, int err)
 {
 	struct elfsyms *s;
-	struct elffile f;
-	int err = elffile__open_fd(&f, fd);
 
 	if (err) {
 		errno = -err;
 		return NULL;
 	}
-	s = load_elf(f.elf);
-	elffile__close(&f);
+	s = load_elf(f->elf);
+	elffile__close(f);
 	return s;
+}
+
+/* Load from an open regular file; the fd stays open. */
+struct elfsyms *elfsyms__load_fd(int fd)
+{
+	struct elffile f;
+
+	return load_opened(&f, elffile__open_fd(&f, fd));
 }
 
 /* Load from a path (O_NONBLOCK: a FIFO must not hang us). */
@@ -432,17 +438,9 @@ struct elfsyms *elfsyms__load_path(const char *path)
 /* Load from an image in memory, through a private copy. */
 struct elfsyms *elfsyms__load_mem(const void *buf, size_t len)
 {
-	struct elfsyms *s;
 	struct elffile f;
-	int err = elffile__open_mem(&f, buf, len);
 
-	if (err) {
-		errno = -err;
-		return NULL;
-	}
-	s = load_elf(f.elf);
-	elffile__close(&f);
-	return s;
+	return load_opened(&f, elffile__open_mem(&f, buf, len));
 }
 
 /* Free everything; NULL is fine. */

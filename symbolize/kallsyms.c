@@ -237,7 +237,7 @@ int kallsyms__parse(const char *text, size_t len, struct kallsyms **out)
 
 /* -- Loading -------------------------------------------------------------- */
 
-/* Read and parse /proc/kallsyms; an empty table is ENOENT. */
+/* One pass of its own: the table keeps text symbols only, and these are data. */
 unsigned kallsyms__find(const char *text, size_t len, const char *const *names, uint64_t *addrs,
 			unsigned n)
 {
