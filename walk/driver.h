@@ -327,9 +327,10 @@ static LT_INLINE int lt_walk_vm_frame(struct lt_walk *w, __u16 n)
 	    (w->r.pc >= w->cfg.ffi_lo && w->r.pc < w->cfg.ffi_hi))
 		return -1;
 	/* A VM activation also when the thread's G is unknown: the merge must see it
-	** (and fall back) rather than take the stack for plain C. */
+	** (and fall back) rather than take the stack for plain C. At cp_ret, the leaf
+	** too: its C function has just returned, and no Lua frame is the activation's. */
 	w->s.user_how[n & (LT_MAX_USER - 1)] |= LT_HOW_F_VM |
-		(w->r.pc == w->cfg.cp_ret && n ? LT_HOW_F_CP : 0);
+		(w->r.pc == w->cfg.cp_ret ? LT_HOW_F_CP : 0);
 	if (!w->lua_on) {
 		w->vm_sp = w->r.sp;	/* for lt_walk_G_from_cframe, after the walk */
 		return -1;

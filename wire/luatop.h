@@ -89,7 +89,8 @@ enum lt_frame_how {
 };
 #define LT_HOW_MASK	0x1f	/* the enum lt_frame_how part of a user_how byte */
 #define LT_HOW_F_CP	0x20	/* flag: a VM frame in lj_vm_cpcall's call of a C
-				   function that runs without a Lua frame */
+				   function that runs without a Lua frame (or
+				   the leaf, just back from it) */
 #define LT_HOW_F_VM	0x40	/* flag: this frame's pc is in the LuaJIT VM */
 #define LT_HOW_F_TRACE	0x80	/* flag: this frame's pc is in JIT trace code */
 

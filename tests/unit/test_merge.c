@@ -208,6 +208,15 @@ static const struct mcase cases[] = {
 	    "cpparser", "lj_parse" },
 	  { L("chunk", LT_LINK_CP), C("loadstring", LT_LINK_LUA) }, { NULL },
 	  .want = "main;lua_pcall;chunk;luaB_loadstring;lua_load;cpparser;lj_parse" },
+	{ "the recorder's C function just returned: the cpcall frame is the leaf, flagged, "
+	  "and left out",
+	  { "main", "lua_pcall", "vm=vm", "lj_dispatch_ins", "lj_trace_ins", "cpcall=cp" },
+	  { L("chunk", LT_LINK_CP), L("work", LT_LINK_LUA) }, { NULL },
+	  .want = "main;lua_pcall;chunk;work;lj_dispatch_ins;lj_trace_ins" },
+	{ "a C host's lua_cpcall, its C function returned, no Lua frame yet: nothing to "
+	  "merge, no fallback",
+	  { "main", "lua_cpcall", "cpcall=cp" }, { { 0 } }, { NULL },
+	  .want = "main;lua_cpcall;cpcall" },
 	{ "without the mark, the same recorder sample falls back",
 	  { "main", "lua_pcall", "vm=vm", "lj_dispatch_ins", "lj_trace_ins", "cpcall=vm",
 	    "trace_state" },

@@ -408,3 +408,53 @@ Test(unwind, the_vm_of_a_sample_outside_its_code)
 	cr_assert_eq(walk_G(0x401000, 0x1234, vm_G(0), 0), vm_G(0), "r14 wrong: the guess");
 	cr_assert_eq(walk_G(0x401000, vm_G(1), 0, 0), vm_G(1), "no cache: r14");
 }
+
+/*
+** lj_vm_cpcall's VM frame after the call of its C function (cp_ret): flagged
+** LT_HOW_F_CP as a caller's frame, and as the leaf too, where that function has
+** just returned and no Lua frame belongs to the activation (the recorder's
+** NULL, or lua_cpcall's function not called yet). Elsewhere in the VM: not.
+*/
+static uint8_t vm_how(uint64_t leaf_pc, unsigned frame)
+{
+	const struct lt_uw_rule rules[] = {
+		{ .kind = LT_UW_INVALID },
+		{ .kind = LT_UW_CFA, .cfa_reg = LT_UW_REG_RSP, .cfa_off = 8 },
+		{ .kind = LT_UW_STOP },
+	};
+	const struct lt_uw_row rows[] = {
+		{ 0x401000, 1 }, { 0x401100, 0 },	/* the VM */
+		{ 0x402000, 1 }, { 0x402100, 0 },	/* a C function it calls */
+		{ 0x403000, 2 }, { 0x403100, 0 },	/* the outermost frame */
+	};
+	const struct lt_lua_cfg cfg = { .enabled = 1, .g2disp = VM_G2DISP,
+					.off_vmstate = VM_VMSTATE, .off_cur_L = VM_CUR_L,
+					.vm_lo = 0x401000, .vm_hi = 0x401100, .cp_ret = 0x401040 };
+	struct lt_uw_proc p = one_proc(6);
+	uint64_t sp = BASE + 0x100;
+	struct lt_sample out;
+	struct uw_snapshot s;
+
+	memset(stack, 0, sizeof(stack));
+	if (leaf_pc >= cfg.vm_lo && leaf_pc < cfg.vm_hi) {
+		put64(sp, 0x403010);
+	} else {
+		put64(sp, cfg.cp_ret);
+		put64(sp + 8, 0x403010);
+	}
+	s = snap(&p, rows, 6, rules, 3, leaf_pc, sp, 0);
+	s.cfg = &cfg;	/* G unknown (r14 0): the VM's frames are unwound by their rows */
+	cr_assert_eq(walk__replay(&s, &out), 0);
+	cr_assert_gt(out.n_user, frame);
+	return out.user_how[frame];
+}
+
+Test(unwind, cpcall_frame_flagged_as_leaf_and_caller)
+{
+	cr_assert_eq(vm_how(0x401040, 0) & (LT_HOW_F_VM | LT_HOW_F_CP), LT_HOW_F_VM | LT_HOW_F_CP,
+		     "the leaf at cp_ret");
+	cr_assert_eq(vm_how(0x402010, 1) & (LT_HOW_F_VM | LT_HOW_F_CP), LT_HOW_F_VM | LT_HOW_F_CP,
+		     "returning to cp_ret from the C function");
+	cr_assert_eq(vm_how(0x401020, 0) & (LT_HOW_F_VM | LT_HOW_F_CP), LT_HOW_F_VM,
+		     "elsewhere in the VM");
+}
