@@ -8,6 +8,7 @@
 #ifndef LUATOP_BASE_READER_H
 #define LUATOP_BASE_READER_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -85,14 +86,19 @@ static inline int mreader__readv(const struct mreader *r, const struct mspan *sp
 
 /*
 ** Read up to len bytes at addr, stopping early at the end of readable memory
-** (a string at the end of a mapping): the count read, or -errno when not even
-** the first byte is readable. Tries the whole range, then up to each page end.
+** (a string at the end of a mapping, the top of user space): the count read, or
+** -errno when not even the first byte is readable (-EFAULT for an address that
+** is no user one). Tries the whole range, then up to each page end.
 */
 static inline long mreader__read_some(const struct mreader *r, uint64_t addr, void *buf,
 				      size_t len)
 {
 	size_t got = 0;
 
+	if (!user_range(addr, 1))
+		return -EFAULT;
+	if (len > MREADER_USER_TOP - addr)
+		len = MREADER_USER_TOP - addr;
 	if (!len)
 		return 0;
 	if (!mreader__read(r, addr, buf, len))

@@ -50,16 +50,6 @@ static int rd(const struct mreader *r, uint64_t addr, void *buf, size_t len)
 	return mreader__read(r, addr, buf, len);
 }
 
-/* Read up to len bytes at addr: the count read (possibly short), or -errno. */
-static long rd_some(const struct mreader *r, uint64_t addr, void *buf, size_t len)
-{
-	if (!addr || addr >= MREADER_USER_TOP)
-		return -EFAULT;
-	if (len > MREADER_USER_TOP - addr)
-		len = MREADER_USER_TOP - addr;
-	return mreader__read_some(r, addr, buf, len);
-}
-
 /* -- Prototypes ------------------------------------------------------------ */
 
 /* Is [a, a + len) inside [lo, hi]? */
@@ -337,7 +327,7 @@ int luastr__read(const struct mreader *r, uint64_t addr, int *layout, size_t off
 	n16 = le32_at(h, 16);
 	n20 = le32_at(h, 20);
 	if (*layout == LUASTR_AUTO && n16 != n20) {	/* the NUL after the payload decides */
-		got = rd_some(r, addr + STR_HDR, buf, cap - 1);
+		got = mreader__read_some(r, addr + STR_HDR, buf, cap - 1);
 		if (got < 0)
 			return (int)got;
 		isnew = str_fits(r, addr, buf, (size_t)got, n20);

@@ -691,8 +691,6 @@ static int add_segment(const struct mreader *r, struct rpath *p, uint64_t from, 
 		uint32_t len = want - k < TR_BC_CHUNK ? want - k : TR_BC_CHUNK;
 		long got;
 
-		if (!user_range(from + 4ull * k, 4ull * len))
-			return -1;
 		got = mreader__read_some(r, from + 4ull * k, buf, 4 * len);
 		if (got < 4)
 			return -1;
