@@ -236,6 +236,17 @@ static int parse_window(struct options *o, const char *arg)
 	return 0;
 }
 
+/* A file option's value; an empty name is refused now: it would be opened as
+** nothing and fail only at the end, a whole run later. */
+static int set_file(const char **dst, const char *opt, const char *arg, char *err,
+		    size_t errlen)
+{
+	if (!*arg)
+		return fail(err, errlen, "option %s needs a file name, not an empty one", opt);
+	*dst = arg;
+	return 0;
+}
+
 static int parse_one(struct options *o, int c, const char *arg, char *err, size_t errlen)
 {
 	long v;
@@ -265,8 +276,7 @@ static int parse_one(struct options *o, int c, const char *arg, char *err, size_
 		o->min_block_set = 1;
 		return 0;
 	case 'o':
-		o->output = arg;
-		return 0;
+		return set_file(&o->output, "-o", arg, err, errlen);
 	case OPT_FORMAT:
 		if (!strcmp(arg, "folded"))
 			o->format = FORMAT_FOLDED;
@@ -304,22 +314,18 @@ static int parse_one(struct options *o, int c, const char *arg, char *err, size_
 		o->mark_fallback = 1;
 		return 0;
 	case 'i':
-		o->input = arg;
-		return 0;
+		return set_file(&o->input, "-i", arg, err, errlen);
 	case OPT_DIFF:
-		o->diff = arg;
-		return 0;
+		return set_file(&o->diff, "--diff", arg, err, errlen);
 	case 'w':
 		if (parse_window(o, arg))
 			return fail(err, errlen, "invalid window '%s' (cumulative, last:N or Ns "
 				    "with N in 1..%u, decay or decay:SECONDS)", arg, CT_SPAN_MAX);
 		return 0;
 	case OPT_CAPTURE:
-		o->capture = arg;
-		return 0;
+		return set_file(&o->capture, "--capture", arg, err, errlen);
 	case OPT_RECORD:
-		o->record = arg;
-		return 0;
+		return set_file(&o->record, "--record", arg, err, errlen);
 	case 'v':
 		o->verbose = 1;
 		return 0;

@@ -100,6 +100,14 @@ Test(options, errors)
 		{ "unknown option '--bogus'", ARGC("--bogus"), ARGV("--bogus") },
 		{ "option -p needs a value", ARGC("-p"), ARGV("-p") },
 		{ "unexpected argument 'ls'", ARGC("-p", "1", "ls"), ARGV("-p", "1", "ls") },
+		{ "option -o needs a file name", ARGC("-p", "1", "-o", ""), ARGV("-p", "1", "-o", "") },
+		{ "option -i needs a file name", ARGC("-i", ""), ARGV("-i", "") },
+		{ "option --diff needs a file name", ARGC("-i", "a", "--diff", ""),
+		  ARGV("-i", "a", "--diff", "") },
+		{ "option --record needs a file name", ARGC("-p", "1", "-o", "f", "--record", ""),
+		  ARGV("-p", "1", "-o", "f", "--record", "") },
+		{ "option --capture needs a file name", ARGC("-p", "1", "-o", "f", "--capture", ""),
+		  ARGV("-p", "1", "-o", "f", "--capture", "") },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
