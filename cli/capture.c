@@ -4,11 +4,23 @@
 #include <errno.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "bpf/tables.h"
 #include "cli/capture.h"
 #include "export/output.h"
 #include "walk/fixture.h"
+
+int capture__check_dir(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	return access(dir, W_OK | X_OK) ? -errno : 0;
+}
 
 int capture__write(const char *dir, const struct tables *t, const struct lt_capture *c,
 		   unsigned *written)

@@ -559,6 +559,10 @@ static int run(struct session *s)
 		lt_log(LT_LOG_ERROR, "cannot create %s: %s", o->record, strerror(errno));
 		return 1;
 	}
+	if (o->capture && (rc = capture__check_dir(o->capture))) {
+		lt_log(LT_LOG_ERROR, "--capture %s: %s", o->capture, strerror(-rc));
+		return 1;
+	}
 	rc = setup_targets(s, err, sizeof(err));
 	if (!rc) {
 		if (o->cmd)

@@ -8,6 +8,9 @@ expect_error 2 'no target' "$LUATOP" -o "$TMP/x"
 expect_error 2 'unknown option' "$LUATOP" --bogus
 expect_error 2 'needs a terminal' "$LUATOP" -p 1
 expect_error 1 "cannot run 'no-such-command-xyz'" "$LUATOP" -o "$TMP/x" -- no-such-command-xyz
+expect_error 2 '^luatop: option -o needs a file name' "$LUATOP" -p 1 --duration 1 -o ''
+expect_error 1 '^luatop: --capture /nonexistent/dir: No such file or directory$' \
+	"$LUATOP" --capture /nonexistent/dir -o "$TMP/x" -- no-such-command-xyz
 expect_error 2 '^luatop: LUATOP_KSTACK: no such mode' env LUATOP_KSTACK=bogus "$LUATOP" -p 1 --duration 1 -o "$TMP/x"
 expect_error 2 '^luatop: LUATOP_TRACE_RULE: no such rule' env LUATOP_TRACE_RULE=bogus "$LUATOP" -p 1 --duration 1 -o "$TMP/x"
 
