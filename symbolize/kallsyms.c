@@ -237,7 +237,8 @@ int kallsyms__parse(const char *text, size_t len, struct kallsyms **out)
 
 /* -- Loading -------------------------------------------------------------- */
 
-/* One pass of its own: the table keeps text symbols only, and these are data. */
+/* A pass of its own: the table keeps text symbols only, and the names asked for
+** may be data (the ORC tables' bounds). */
 unsigned kallsyms__find(const char *text, size_t len, const char *const *names, uint64_t *addrs,
 			unsigned n)
 {
