@@ -243,6 +243,8 @@ static void map_one(struct tables *t, struct tproc *tp, size_t i, struct lt_uw_m
 		*lj = luabuild__of_file(f);
 }
 
+_Static_assert(X64_LEAVE_MAX == LT_LUA_UNW_MAX, "the epilogue's table: one size");
+
 /* The sampler's view of the LuaJIT VM mapped with load bias `bias`. */
 static struct lt_lua_cfg lua_cfg_of(const struct luabuild *lj, uint64_t bias)
 {
@@ -262,7 +264,17 @@ static struct lt_lua_cfg lua_cfg_of(const struct luabuild *lj, uint64_t bias)
 	if (lj->ffi_call_start)
 		c.ffi_lo = bias + lj->ffi_call_start, c.ffi_hi = bias + lj->ffi_call_end;
 	if (lj->cpcall_ret)
-		c.cp_ret = bias + lj->cpcall_ret;
+		c.cp_ret = bias + lj->cpcall_ret, c.cp_len = (__u16)lj->cpcall_len;
+	if (lj->leave_start) {
+		c.leave_lo = bias + lj->leave_start;
+		c.unw_lo = bias + lj->unw_start;
+		c.unw_len = (__u16)lj->unw_len;
+		memcpy(c.unw_cfa, lj->unw_cfa, sizeof(c.unw_cfa));
+	}
+	/* The four entries, or none: the windows are all known or not used. */
+	if (lj->n_entry == LT_LUA_ENTRIES && lj->entry_len[0])
+		for (int i = 0; i < LT_LUA_ENTRIES; i++)
+			c.entry[i] = bias + lj->entry[i], c.entry_len[i] = (__u16)lj->entry_len[i];
 	lt_lj_gwin(&c, lj->sizeof_lua_State);
 	return c;
 }

@@ -28,6 +28,7 @@
 
 #include "lua/bcofs.h"
 #include "lua/detect.h"
+#include "lua/layout.h"
 #include "lua/vmdef.h"
 #include "lua/vmfde.h"
 #include "lua/x64scan.h"
@@ -436,12 +437,31 @@ static const char *dt_crosscheck(const struct luabuild *o, const uint64_t *v)
 }
 
 /* Derive the sizes and offsets from the VM code and lj_bc_ofs (step 2 and 3). */
+/*
+** Each entry's window, up to its link (x64scan__links), ends where another
+** entry's prologue starts: lj_vm_pcall's runs on into lj_vm_call's, which
+** pushes its own registers.
+*/
+static void dt_windows(struct luabuild *o, const struct x64_entry *en, const uint32_t *link)
+{
+	for (uint32_t i = 0; i < en->n; i++) {
+		uint32_t end = link[i] + 1;
+
+		for (uint32_t k = 0; k < en->n; k++)
+			if (en->ofs[k] > en->ofs[i] && en->ofs[k] < end)
+				end = en->ofs[k];
+		o->entry_len[i] = end - en->ofs[i];
+	}
+}
+
 static int dt_vm(struct dt_ctx *c, const uint8_t *code, size_t len)
 {
 	struct luabuild *o = c->out;
 	struct bcofs_want want = { .vm_len = (uint32_t)len };
 	struct x64_entry en;
 	struct x64_jloop jl = { 0 };
+	struct x64_leave lv;
+	uint32_t link[X64_ENTRY_MAX];
 	struct bcofs *bo;
 	uint32_t ncand = 0, call = 0, callw = 0, idx = 0, cb, cb_g2disp, ex, cp;
 	int err;
@@ -451,6 +471,8 @@ static int dt_vm(struct dt_ctx *c, const uint8_t *code, size_t len)
 	o->n_entry = en.n;
 	for (uint32_t i = 0; i < en.n; i++)
 		o->entry[i] = o->vm_start + en.ofs[i];
+	if (!x64scan__links(code, len, &en, LT_LJ_L_CFRAME, link))
+		dt_windows(o, &en, link);
 	if (!strncmp(o->version, "LuaJIT 2.0", 10)) {
 		dt_why(o, "%s build (no cur_L, non-GC64): not supported", o->version);
 		return -1;
@@ -540,8 +562,16 @@ static int dt_vm(struct dt_ctx *c, const uint8_t *code, size_t len)
 		}
 		o->ffi_callback = o->vm_start + cb;
 	}
-	if (!x64scan__cpcall(code, len, &cp))
+	if (!x64scan__cpcall(code, len, &cp)) {
 		o->cpcall_ret = o->vm_start + cp;
+		if (!x64scan__leave(code, len, cp, o->cframe_size, &lv)) {
+			o->cpcall_len = lv.cp_len;
+			o->leave_start = o->vm_start + lv.leave;
+			o->unw_start = o->vm_start + lv.unw;
+			o->unw_len = lv.len;
+			memcpy(o->unw_cfa, lv.cfa, sizeof(o->unw_cfa));
+		}
+	}
 	if (!x64scan__leaf(code, len, o->bc_ofs[o->bc_max - 1], &idx) &&
 	    (o->ffi_callback ? o->vm_start + idx < o->ffi_callback : !o->ffi_call_start)) {
 		o->leaf_start = o->vm_start + idx;

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lua/x64scan.h"
+
 #define LUABUILD_ENTRY_MAX	8	/* VM entry prologues kept */
 #define LUABUILD_BC_OFS_MAX	217	/* BC__MAX (<= 160) + 57 ASM fast functions */
 
@@ -52,10 +54,19 @@ struct luabuild {
 				   (endbr64 in CET builds; push rbx/r15/r14; sub $40,%rsp) */
 	uint64_t cpcall_ret;	/* return address of lj_vm_cpcall's call of its C function:
 				   a VM frame there runs no Lua frame; 0 if not found */
+	uint32_t cpcall_len;	/* bytes from cpcall_ret on where a leaf runs none either */
+	uint64_t leave_start;	/* vm_leave_cp, where every return from the VM to C ends
+				   (0: not found): a leaf from there runs no Lua frame */
+	uint64_t unw_start;	/* its epilogue after L->cframe was restored */
+	uint32_t unw_len;	/* bytes of it through the ret */
+	uint8_t unw_cfa[X64_LEAVE_MAX];	/* per byte from unw_start: (CFA - rsp) / 8 where an
+					   instruction starts, 0 elsewhere */
 	uint32_t n_entry;	/* VM entry points (lj_vm_resume/pcall/call/cpcall) */
 	uint64_t entry[LUABUILD_ENTRY_MAX];	/* their prologues' first push: push rbp (1 byte),
 					   push rbx (1), push r15 (2), push r14 (2),
 					   sub $40,%rsp (4): a partial frame until done */
+	uint32_t entry_len[LUABUILD_ENTRY_MAX];	/* bytes from entry[i] through the store that
+						   links the frame into L->cframe (0: not found) */
 	uint32_t g2disp;	/* GG_G2DISP: DISPATCH (r14) = G + g2disp */
 	uint32_t off_cur_L;	/* G->cur_L */
 	uint32_t off_vmstate;	/* G->vmstate (i32: ~LJ_VMST_*, or the trace number) */

@@ -287,6 +287,124 @@ int x64scan__cpcall(const uint8_t *code, size_t len, uint32_t *ret)
 	return err;
 }
 
+#define X64_WIN_LEAVE	32	/* vm_leave_cp to its xor */
+
+/* The byte length of a pop of rbx, rbp or r12-r15 at code[pos], or 0. */
+static unsigned pop_len(const uint8_t *code, size_t len, size_t pos)
+{
+	if (pos < len && (code[pos] == 0x5b || code[pos] == 0x5d))
+		return 1;
+	if (pos + 1 < len && code[pos] == 0x41 && code[pos + 1] >= 0x5c && code[pos + 1] <= 0x5f)
+		return 2;
+	return 0;
+}
+
+/* The target of the jz at code[pos] (rel8 or rel32), its length in *n; -1 if none. */
+static int64_t jz_target(const uint8_t *code, size_t len, size_t pos, unsigned *n)
+{
+	if (pos + 2 <= len && code[pos] == 0x74) {
+		*n = 2;
+		return (int64_t)pos + 2 + (int8_t)code[pos + 1];
+	}
+	if (pos + 6 <= len && code[pos] == 0x0f && code[pos + 1] == 0x84) {
+		*n = 6;
+		return (int64_t)pos + 6 + (int32_t)rd32(code, pos + 2);
+	}
+	return -1;
+}
+
+/*
+** restoreregs at code[unw] (after xor %eax,%eax): add $imm8,%rsp, pops, ret,
+** adding up to cframe_size. Fills out->cfa and out->len; 0 or -ENOENT.
+*/
+static int epilogue(const uint8_t *code, size_t len, size_t unw, uint32_t cframe_size,
+		    struct x64_leave *out)
+{
+	static const uint8_t xor_add[] = { 0x31, 0xc0, 0x48, 0x83, 0xc4 };
+	size_t pos = unw + sizeof(xor_add) + 1;
+	uint32_t depth;		/* bytes below the CFA freed so far, the return address's too */
+	unsigned n;
+
+	if (!at(code, len, unw, xor_add, sizeof(xor_add)) || pos > len ||
+	    cframe_size % 8 || cframe_size / 8 > 0xff)
+		return -ENOENT;
+	memset(out->cfa, 0, sizeof(out->cfa));
+	out->cfa[0] = out->cfa[2] = (uint8_t)(cframe_size / 8);	/* rsp is the cframe */
+	depth = code[unw + sizeof(xor_add)];	/* CFRAME_SPACE, freed by the add */
+	while ((n = pop_len(code, len, pos)) != 0) {
+		if (pos - unw >= X64_LEAVE_MAX || depth % 8 || depth + 16 > cframe_size)
+			return -ENOENT;
+		out->cfa[pos - unw] = (uint8_t)((cframe_size - depth) / 8);
+		depth += 8;
+		pos += n;
+	}
+	if (pos >= len || code[pos] != 0xc3 || pos - unw >= X64_LEAVE_MAX ||
+	    depth + 8 != cframe_size)
+		return -ENOENT;
+	out->cfa[pos - unw] = 1;	/* only the return address is left */
+	out->len = (uint32_t)(pos + 1 - unw);
+	return 0;
+}
+
+/* vm_leave_cp and the epilogue, from lj_vm_cpcall's test (see x64scan.h). */
+int x64scan__leave(const uint8_t *code, size_t len, uint32_t cp_ret, uint32_t cframe_size,
+		   struct x64_leave *out)
+{
+	static const uint8_t test[] = { 0x48, 0x85, 0xc0 };		/* test %rax,%rax */
+	static const uint8_t go_on[] = { 0x48, 0x89, 0xc1, 0xbb };	/* mov %rax,%rcx; mov $,%ebx */
+	static const uint8_t restore[] = { 0x48, 0x89, 0x4d };	/* mov %rcx,disp8(%rbp) */
+	static const uint8_t xor_eax[] = { 0x31, 0xc0 };
+	int64_t leave, unw;
+	unsigned n = 0;
+	size_t pos;
+
+	if (!at(code, len, cp_ret, test, sizeof(test)))
+		return -ENOENT;
+	pos = (size_t)cp_ret + sizeof(test);
+	leave = jz_target(code, len, pos, &n);
+	if (leave < 0 || (uint64_t)leave >= len)
+		return -ENOENT;
+	pos += n;
+	out->cp_len = (uint32_t)(pos - cp_ret);
+	if (at(code, len, pos, go_on, sizeof(go_on)) && pos + 8 < len &&
+	    (code[pos + 8] == 0xe9 || code[pos + 8] == 0xeb))
+		out->cp_len += 8 + (code[pos + 8] == 0xe9 ? 5 : 2);
+	unw = find(code, len, (size_t)leave, (size_t)leave + X64_WIN_LEAVE, xor_eax,
+		   sizeof(xor_eax));
+	/* The xor must follow L->cframe's restore (mov RA, L:RB->cframe). */
+	if (unw < leave + (int64_t)sizeof(restore) + 1 ||
+	    !at(code, len, (size_t)unw - sizeof(restore) - 1, restore, sizeof(restore)) ||
+	    epilogue(code, len, (size_t)unw, cframe_size, out))
+		return -ENOENT;
+	out->leave = (uint32_t)leave;
+	out->unw = (uint32_t)unw;
+	return 0;
+}
+
+/* Is code[pos] mov %reg,disp8(%rbp) with that displacement (a 64-bit store)? */
+static int store_rbp8(const uint8_t *code, size_t len, size_t pos, uint8_t disp)
+{
+	return pos + 4 <= len && (code[pos] == 0x48 || code[pos] == 0x4c) &&
+	       code[pos + 1] == 0x89 && (code[pos + 2] & 0xc7) == 0x45 && code[pos + 3] == disp;
+}
+
+/* Where each entry links its frame (see x64scan.h). */
+int x64scan__links(const uint8_t *code, size_t len, const struct x64_entry *en,
+		   uint8_t off_cframe, uint32_t *link)
+{
+	for (uint32_t k = 0; k < en->n && k < X64_ENTRY_MAX; k++) {
+		size_t pos = (size_t)en->ofs[k] + sizeof(P_PROLOGUE);
+
+		while (pos < len && pos < (size_t)en->ofs[k] + X64_WIN_ENTRY &&
+		       !store_rbp8(code, len, pos, off_cframe))
+			pos++;
+		if (!store_rbp8(code, len, pos, off_cframe))
+			return -ENOENT;
+		link[k] = (uint32_t)pos;
+	}
+	return 0;
+}
+
 /* Check lj_vm_ffi_call's prologue (see x64scan.h). */
 int x64scan__is_ffi_call(const uint8_t *code, size_t len)
 {

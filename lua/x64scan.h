@@ -64,6 +64,44 @@ int x64scan__exit_handler(const uint8_t *code, size_t len, uint32_t *ofs);
 ** -ENOENT, -EBADMSG if several.
 */
 int x64scan__cpcall(const uint8_t *code, size_t len, uint32_t *ret);
+
+#define X64_LEAVE_MAX	20	/* bytes of the VM's epilogue described, at most */
+
+/*
+** Where a VM activation ends (vm_x64.dasc): lj_vm_cpcall tests its C
+** function's result (at cp_ret: test %rax,%rax; jz ->vm_leave_cp) and, when
+** there is a function to call, goes on with mov %rax,%rcx; mov $FRAME_CP,%ebx;
+** jmp. vm_leave_cp restores L->cframe from SAVE_CFRAME, then xor %eax,%eax and
+** restoreregs (add $CFRAME_SPACE,%rsp; pop r14/r15/rbx/rbp or more; ret):
+** every return from the VM to C (lua_call, lua_pcall, lua_resume, lua_cpcall)
+** passes there. After the restore, L's cframe chain no longer names the frame,
+** which sits at a distance below rsp that each pop changes.
+*/
+struct x64_leave {
+	uint32_t cp_len;	/* bytes from cp_ret through that jmp (or the jz) */
+	uint32_t leave;		/* vm_leave_cp */
+	uint32_t unw;		/* the xor after the restore */
+	uint32_t len;		/* bytes from unw through the ret */
+	uint8_t cfa[X64_LEAVE_MAX];	/* from unw: (CFA - rsp) / 8 where an
+					   instruction starts, 0 elsewhere */
+};
+
+/*
+** Read both from cp_ret (x64scan__cpcall's offset); cframe_size is CFRAME_SIZE
+** (the FDE's CFA offset), which the epilogue's add and pops must add up to. 0,
+** or -ENOENT when the code is not laid out so.
+*/
+int x64scan__leave(const uint8_t *code, size_t len, uint32_t cp_ret, uint32_t cframe_size,
+		   struct x64_leave *out);
+/*
+** Where each entry prologue of en links its frame into L->cframe (mov
+** %reg,off_cframe(%rbp), L in rbp): the first such store after the prologue,
+** following the code as laid out (lj_vm_pcall's jmp lands before lj_vm_call's
+** store, which follows it). Up to that store the frame is not in L's chain.
+** 0 and link[k] (offsets) for each, or -ENOENT if one has none.
+*/
+int x64scan__links(const uint8_t *code, size_t len, const struct x64_entry *en,
+		   uint8_t off_cframe, uint32_t *link);
 /* Is the rbp-frame prologue of lj_vm_ffi_call at code[0..len)? */
 int x64scan__is_ffi_call(const uint8_t *code, size_t len);
 

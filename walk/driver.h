@@ -318,19 +318,78 @@ static LT_INLINE int lt_walk_lj_step(struct lt_walk *w)
 #define LT_WALK_LJ_STEP(w) lt_walk_lj_step(w)
 #endif
 
+/*
+** A VM frame that runs no Lua frame (LT_HOW_F_CP, left out by the merge):
+** lj_vm_cpcall's frame returning from its C function (at cp_ret, which the leaf
+** may still be at or a few instructions on), and a leaf in vm_leave_cp, where
+** every return to C ends after the activation's Lua frames have gone.
+*/
+static LT_INLINE int lt_walk_vm_no_lua(const struct lt_walk *w, __u16 n)
+{
+	__u64 pc = w->r.pc;
+
+	if (pc == w->cfg.cp_ret)
+		return 1;
+	return !n && ((w->cfg.cp_ret && pc - w->cfg.cp_ret < w->cfg.cp_len) ||
+		      (w->cfg.leave_lo && pc >= w->cfg.leave_lo &&
+		       pc < w->cfg.unw_lo + w->cfg.unw_len));
+}
+
+/* CFA - rsp i bytes into a VM entry's prologue (lua/x64scan.c: P_PROLOGUE). */
+static LT_INLINE __u32 lt_walk_vm_pushed(__u64 i)
+{
+	switch (i) {
+	case 0: return 8;	/* push rbp */
+	case 1: return 16;	/* push rbx */
+	case 2: return 24;	/* push r15 */
+	case 4: return 32;	/* push r14 */
+	case 6: return 40;	/* sub $CFRAME_SPACE,%rsp */
+	}
+	return i >= 10 ? LT_LJ_CFRAME_SIZE : 0;
+}
+
+/*
+** CFA - rsp of a leaf outside L's cframe chain: in a VM entry before the store
+** that links its frame (the prologue every entry shares: push rbp/rbx/r15/r14,
+** then sub $CFRAME_SPACE,%rsp), or in vm_leave_cp's epilogue after the restore
+** that unlinked it (detection read its pops). There the chain names the frame
+** outside, and the walk would skip the native frames between. 0 elsewhere.
+*/
+static LT_INLINE __u32 lt_walk_vm_window(const struct lt_walk *w)
+{
+	__u64 pc = w->r.pc, i;
+
+	for (int k = 0; k < LT_LUA_ENTRIES; k++) {
+		i = pc - w->cfg.entry[k];
+		if (w->cfg.entry[k] && i < w->cfg.entry_len[k])
+			return lt_walk_vm_pushed(i);
+	}
+	i = pc - w->cfg.unw_lo;
+	if (w->cfg.unw_lo && i < w->cfg.unw_len && i < LT_LUA_UNW_MAX)
+		return 8u * w->cfg.unw_cfa[i];
+	return 0;
+}
+
 /* A pc in the VM: unwind with the cframe rule. -1 if not VM code. */
 static LT_INLINE int lt_walk_vm_frame(struct lt_walk *w, __u16 n)
 {
+	struct lt_uw_rule rule = { .kind = LT_UW_CFA, .cfa_reg = LT_UW_REG_RSP };
+	__u32 window;
 	int rc;
 
 	if (w->r.pc < w->cfg.vm_lo || w->r.pc >= w->cfg.vm_hi ||
 	    (w->r.pc >= w->cfg.ffi_lo && w->r.pc < w->cfg.ffi_hi))
 		return -1;
+	window = n ? 0 : lt_walk_vm_window(w);
 	/* A VM activation also when the thread's G is unknown: the merge must see it
-	** (and fall back) rather than take the stack for plain C. At cp_ret, the leaf
-	** too: its C function has just returned, and no Lua frame is the activation's. */
+	** (and fall back) rather than take the stack for plain C. */
 	w->s.user_how[n & (LT_MAX_USER - 1)] |= LT_HOW_F_VM |
-		(w->r.pc == w->cfg.cp_ret ? LT_HOW_F_CP : 0);
+		(window || lt_walk_vm_no_lua(w, n) ? LT_HOW_F_CP : 0);
+	if (window) {		/* rbp is pushed first and popped last */
+		rule.cfa_off = (__s32)window;
+		rule.rbp_off = window >= 16 ? -16 : LT_UW_RBP_SAME;
+		return lt_uw_step(w, &rule, &w->r, &w->how);
+	}
 	if (!w->lua_on) {
 		w->vm_sp = w->r.sp;	/* for lt_walk_G_from_cframe, after the walk */
 		return -1;

@@ -7,6 +7,10 @@
 **   gcache G                  (2) the thread's cached global_State
 **   luacfg ENABLED G2DISP CUR_L VMSTATE JIT_BASE JIT_TRACE VM_LO VM_HI LEAF_LO
 **          LEAF_HI FFI_LO FFI_HI [CP_RET]   (2) the process's LuaJIT facts
+**   luawin CP_LEN LEAVE_LO UNW_LO UNW_CFA ENTRY LEN ENTRY LEN ENTRY LEN ENTRY LEN
+**                             (2, after luacfg; later, so optional) where a VM
+**                             frame is outside L's chain or runs no Lua frame;
+**                             UNW_CFA: its bytes as hex, "-" for none
 **   read ADDR SIZE RC DATA    (2) the walk's reads of user memory, in order
 **   stack BASE LEN            (1) followed by LEN bytes as hex, 64 per line
 **   mapping START END BIAS ROW_START ROW_COUNT
@@ -26,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hex.h"
 #include "walk/fixture.h"
 
 #define FX_MAX_STACK	(1u << 20)
@@ -71,6 +76,19 @@ static void write_stack(FILE *f, const struct uw_snapshot *s)
 		fprintf(f, "%02x%s", s->stack[i], (i % 64 == 63 || i + 1 == s->stack_len) ? "\n" : "");
 }
 
+/* The luawin line: the VM's entry and exit windows (lt_lua_cfg). */
+static void write_windows(FILE *f, const struct lt_lua_cfg *c)
+{
+	fprintf(f, "luawin %u 0x%llx 0x%llx ", c->cp_len, (unsigned long long)c->leave_lo,
+		(unsigned long long)c->unw_lo);
+	for (unsigned i = 0; i < c->unw_len && i < LT_LUA_UNW_MAX; i++)
+		fprintf(f, "%02x", c->unw_cfa[i]);
+	fputs(c->unw_len ? "" : "-", f);
+	for (int k = 0; k < LT_LUA_ENTRIES; k++)
+		fprintf(f, " 0x%llx %u", (unsigned long long)c->entry[k], c->entry_len[k]);
+	fputc('\n', f);
+}
+
 /* The walk's inputs besides the tables: registers, G cache, LuaJIT, memory. */
 static void write_inputs(FILE *f, const struct uw_snapshot *s)
 {
@@ -92,6 +110,8 @@ static void write_inputs(FILE *f, const struct uw_snapshot *s)
 			(unsigned long long)c->leaf_lo, (unsigned long long)c->leaf_hi,
 			(unsigned long long)c->ffi_lo, (unsigned long long)c->ffi_hi,
 			(unsigned long long)c->cp_ret);
+	if (c)
+		write_windows(f, c);
 	for (size_t i = 0; i < s->nreads; i++)
 		fprintf(f, "read 0x%llx %u %d 0x%llx\n", (unsigned long long)s->reads[i].addr,
 			s->reads[i].size, s->reads[i].rc, (unsigned long long)s->reads[i].data);
@@ -265,6 +285,50 @@ static int parse_cfg(struct fx_reader *r, struct uw_fixture *fx)
 	return 0;
 }
 
+/* UNW_CFA of a luawin line: two hex digits a byte, "-" for none. */
+static int parse_unw(struct lt_lua_cfg *c, const char *hex)
+{
+	size_t len = strlen(hex);
+
+	c->unw_len = 0;
+	if (!strcmp(hex, "-"))
+		return 0;
+	if (len % 2 || len / 2 > LT_LUA_UNW_MAX)
+		return -1;
+	for (size_t i = 0; i < len / 2; i++) {
+		const char *p = hex + 2 * i;
+		uint64_t b;
+
+		if (hex__parse(&p, hex + 2 * i + 2, &b) || p != hex + 2 * i + 2)
+			return -1;
+		c->unw_cfa[i] = (__u8)b;
+	}
+	c->unw_len = (__u16)(len / 2);
+	return 0;
+}
+
+static int parse_windows(struct fx_reader *r, struct uw_fixture *fx)
+{
+	struct lt_lua_cfg *c = &fx->cfg;
+	unsigned long long lo[2 + LT_LUA_ENTRIES];
+	unsigned len[1 + LT_LUA_ENTRIES];
+	char hex[2 * LT_LUA_UNW_MAX + 2];
+
+	_Static_assert(LT_LUA_ENTRIES == 4, "luawin has four entries");
+	if (!fx->snap.cfg ||
+	    sscanf(r->buf, "luawin %u %llx %llx %41s %llx %u %llx %u %llx %u %llx %u", &len[0],
+		   &lo[0], &lo[1], hex, &lo[2], &len[1], &lo[3], &len[2], &lo[4], &len[3],
+		   &lo[5], &len[4]) != 12 || parse_unw(c, hex))
+		return fx_fail(r, "bad luawin");
+	for (int i = 0; i <= LT_LUA_ENTRIES; i++)
+		if (len[i] > 0xffff)
+			return fx_fail(r, "bad luawin");
+	c->cp_len = (__u16)len[0], c->leave_lo = lo[0], c->unw_lo = lo[1];
+	for (int k = 0; k < LT_LUA_ENTRIES; k++)
+		c->entry[k] = lo[2 + k], c->entry_len[k] = (__u16)len[1 + k];
+	return 0;
+}
+
 static int parse_read(struct fx_reader *r, struct uw_fixture *fx)
 {
 	unsigned long long addr, data;
@@ -349,6 +413,8 @@ static int parse_line(struct fx_reader *r, struct uw_fixture *fx, struct lt_uw_p
 		fx->snap.cached_own = sscanf(b, "gcache %" SCNx64 " %d", &a, &x) == 2 && x;
 	} else if (!strncmp(b, "luacfg ", 7)) {
 		return parse_cfg(r, fx);
+	} else if (!strncmp(b, "luawin ", 7)) {
+		return parse_windows(r, fx);
 	} else if (!strncmp(b, "read ", 5)) {
 		return parse_read(r, fx);
 	} else if (sscanf(b, "stack %" SCNi64 " %" SCNi64, &a, &c) == 2) {

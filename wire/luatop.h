@@ -349,6 +349,9 @@ struct lt_uw_target {
 
 /* -- LuaJIT facts (user space -> BPF map, one per target) -------------------- */
 
+#define LT_LUA_ENTRIES	4	/* VM entries: lj_vm_resume, _pcall, _call, _cpcall */
+#define LT_LUA_UNW_MAX	20	/* bytes of the VM's epilogue lt_lua_cfg describes */
+
 /* What the sampler needs of a process's LuaJIT build (one VM per process). */
 struct lt_lua_cfg {
 	__u32 enabled;		/* a supported LuaJIT VM is mapped */
@@ -364,6 +367,18 @@ struct lt_lua_cfg {
 	__u32 gwin_len;		/* holds the G fields above and the main lua_State's */
 	__u64 cp_ret;		/* absolute: lj_vm_cpcall's return address from its
 				   C function (0: unknown), see LT_HOW_F_CP */
+	__u64 entry[LT_LUA_ENTRIES];	/* absolute: the VM entries' prologues (0: none) */
+	__u16 entry_len[LT_LUA_ENTRIES];	/* bytes from there through the store that
+					   links the frame into L->cframe */
+	__u64 leave_lo;		/* absolute: vm_leave_cp, where the VM returns to C (0:
+				   unknown); a leaf from there to unw_lo + unw_len, or
+				   in cp_len bytes from cp_ret, runs no Lua frame */
+	__u64 unw_lo;		/* absolute: vm_leave_cp's epilogue after L->cframe's
+				   restore: L's chain no longer names the frame */
+	__u16 cp_len;
+	__u16 unw_len;		/* bytes of unw_cfa in use */
+	__u8 unw_cfa[LT_LUA_UNW_MAX];	/* per byte from unw_lo: (CFA - rsp) / 8 where an
+					   instruction starts, 0 elsewhere */
 };
 
 /* -- Layout checks ------------------------------------------------------------ */
@@ -390,7 +405,7 @@ _Static_assert(sizeof(struct lt_uw_row) == 8, "lt_uw_row layout");
 _Static_assert(sizeof(struct lt_uw_mapping) == 48, "lt_uw_mapping layout");
 _Static_assert(sizeof(struct lt_uw_pidx) == 8, "lt_uw_pidx: an array map's element stride");
 _Static_assert(sizeof(struct lt_uw_proc) == 8 + 48 * LT_MAX_MAPPINGS, "lt_uw_proc layout");
-_Static_assert(sizeof(struct lt_lua_cfg) == 88, "lt_lua_cfg layout");
+_Static_assert(sizeof(struct lt_lua_cfg) == 168, "lt_lua_cfg layout");
 _Static_assert(sizeof(struct lt_uw_target) == 8, "lt_uw_target: one word");
 
 _Static_assert((LT_MAX_USER & (LT_MAX_USER - 1)) == 0, "LT_MAX_USER: a power of two");

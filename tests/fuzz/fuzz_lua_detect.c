@@ -51,6 +51,15 @@ static void check(const struct luabuild *o)
 		abort();
 	if (o->cpcall_ret && (o->cpcall_ret <= o->vm_start || o->cpcall_ret >= o->vm_end))
 		abort();
+	/* The windows outside L's chain: in the VM, and within their tables. */
+	if (o->leave_start && (!o->cpcall_ret || o->leave_start < o->vm_start ||
+			       o->unw_start < o->leave_start ||
+			       o->unw_start + o->unw_len > o->vm_end ||
+			       !o->unw_len || o->unw_len > X64_LEAVE_MAX))
+		abort();
+	for (uint32_t i = 0; i < o->n_entry; i++)
+		if (o->entry[i] + o->entry_len[i] > o->vm_end)
+			abort();
 }
 
 /* One input: an ELF image. */

@@ -164,6 +164,20 @@ static void check_want(const struct want *w)
 	/* lj_vm_cpcall is the last entry: its call of the C function 0x4d bytes in
 	** (objdump of all four: call *%rcx; test %rax,%rax). */
 	cr_assert_eq(o.cpcall_ret, w->entry[3] + 0x4d, "%#" PRIx64, o.cpcall_ret);
+	/* The windows outside L's cframe chain, the same in all four (objdump):
+	** test, jz vm_leave_cp, mov, mov, jmp after the call; vm_leave_cp 0x2c4
+	** bytes before, its xor 9 bytes in, then add $40,%rsp, four pops, ret. The
+	** entries link their frames 62, 75 (lj_vm_call's), 55 and 64 bytes in. */
+	static const uint8_t cfa[] = { 10, 0, 10, 0, 0, 0, 5, 0, 4, 0, 3, 2, 1 };
+	static const uint32_t entry_len[] = { 63, 21, 56, 65 };
+
+	cr_assert_eq(o.cpcall_len, 22);
+	cr_assert_eq(o.leave_start, o.cpcall_ret - 0x2c4, "%#" PRIx64, o.leave_start);
+	cr_assert_eq(o.unw_start, o.leave_start + 9);
+	cr_assert_eq(o.unw_len, sizeof(cfa));
+	cr_assert_arr_eq(o.unw_cfa, cfa, sizeof(cfa));
+	for (int i = 0; i < 4; i++)
+		cr_assert_eq(o.entry_len[i], entry_len[i], "entry %d: %u", i, o.entry_len[i]);
 	cr_assert_eq(o.g2disp, w->g2disp);
 	cr_assert_eq(o.off_cur_L, w->cur_L);
 	cr_assert_eq(o.off_vmstate, w->vmstate);
@@ -576,6 +590,56 @@ Test(lua_detect, x64scan_cpcall)
 	cr_assert_eq(x64scan__cpcall(code, 24, &ret), -ENOENT);	/* cut inside it */
 	memcpy(code + 40, call, sizeof(call));
 	cr_assert_eq(x64scan__cpcall(code, sizeof(code), &ret), -EBADMSG);
+}
+
+/* vm_leave_cp and its epilogue, read from lj_vm_cpcall's test after its call. */
+Test(lua_detect, x64scan_leave)
+{
+	static const uint8_t cp[] = {	/* test; jz -0x20 (to 8); mov; mov $5; jmp */
+		0x48, 0x85, 0xc0, 0x0f, 0x84, 0xe0, 0xff, 0xff, 0xff,
+		0x48, 0x89, 0xc1, 0xbb, 0x05, 0, 0, 0, 0xeb, 0x10
+	};
+	static const uint8_t leave[] = {	/* vm_leave_cp: restore, xor, restoreregs */
+		0x48, 0x8b, 0x4c, 0x24, 0x20, 0x48, 0x89, 0x4d, 0x50, 0x31, 0xc0,
+		0x48, 0x83, 0xc4, 0x28, 0x41, 0x5e, 0x41, 0x5f, 0x5b, 0x5d, 0xc3
+	};
+	static const uint8_t cfa[] = { 10, 0, 10, 0, 0, 0, 5, 0, 4, 0, 3, 2, 1 };
+	uint8_t code[64] = { 0 };
+	struct x64_leave lv;
+
+	memcpy(code + 8, leave, sizeof(leave));
+	memcpy(code + 31, cp, sizeof(cp));	/* jz ends at 40: 40 - 32 = 8 */
+	cr_assert_eq(x64scan__leave(code, sizeof(code), 31, 80, &lv), 0);
+	cr_assert_eq(lv.cp_len, sizeof(cp));
+	cr_assert_eq(lv.leave, 8);
+	cr_assert_eq(lv.unw, 17);
+	cr_assert_eq(lv.len, sizeof(cfa));
+	cr_assert_arr_eq(lv.cfa, cfa, sizeof(cfa));
+	/* The pops must add up to the cframe, and the code must not be cut. */
+	cr_assert_eq(x64scan__leave(code, sizeof(code), 31, 96, &lv), -ENOENT);
+	cr_assert_eq(x64scan__leave(code, 29, 31, 80, &lv), -ENOENT);
+	cr_assert_eq(x64scan__leave(code, sizeof(code), 30, 80, &lv), -ENOENT);
+	code[8 + 6] = 0x8b;	/* a load before the xor, not the store of L->cframe */
+	cr_assert_eq(x64scan__leave(code, sizeof(code), 31, 80, &lv), -ENOENT);
+}
+
+/* Each entry's link: the first store of L->cframe after its prologue. */
+Test(lua_detect, x64scan_links)
+{
+	static const uint8_t pro[] = { 0x55, 0x53, 0x41, 0x57, 0x41, 0x56, 0x48, 0x83, 0xec, 0x28 };
+	static const uint8_t link[] = { 0x48, 0x89, 0x65, 0x50 };	/* mov %rsp,0x50(%rbp) */
+	uint8_t code[128] = { 0 };
+	struct x64_entry en = { .n = 2, .ofs = { 0, 40 } };
+	uint32_t at[X64_ENTRY_MAX];
+
+	memcpy(code, pro, sizeof(pro));
+	memcpy(code + 40, pro, sizeof(pro));
+	memcpy(code + 70, link, sizeof(link));
+	cr_assert_eq(x64scan__links(code, sizeof(code), &en, 0x50, at), 0);
+	cr_assert_eq(at[0], 70);	/* the first entry runs on into the second */
+	cr_assert_eq(at[1], 70);
+	cr_assert_eq(x64scan__links(code, sizeof(code), &en, 0x58, at), -ENOENT);
+	cr_assert_eq(x64scan__links(code, 72, &en, 0x50, at), -ENOENT);	/* cut */
 }
 
 /* -- Live calibration ----------------------------------------------------- */

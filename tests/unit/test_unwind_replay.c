@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -457,4 +458,79 @@ Test(unwind, cpcall_frame_flagged_as_leaf_and_caller)
 		     "returning to cp_ret from the C function");
 	cr_assert_eq(vm_how(0x401020, 0) & (LT_HOW_F_VM | LT_HOW_F_CP), LT_HOW_F_VM,
 		     "elsewhere in the VM");
+}
+
+/*
+** A leaf in a VM entry before its frame is linked into L->cframe, or in
+** vm_leave_cp's epilogue after it was unlinked: unwound with the CFA its
+** pushes and pops give (the VM's FDE says rsp+80 throughout), and flagged as
+** running no Lua frame. d: CFA - rsp the walk must take at pc.
+*/
+static struct lt_sample vm_window_walk(uint64_t pc, uint64_t d)
+{
+	const struct lt_uw_rule rules[] = {
+		{ .kind = LT_UW_INVALID },
+		{ .kind = LT_UW_CFA, .cfa_reg = LT_UW_REG_RSP, .cfa_off = 80, .rbp_off = -16 },
+		{ .kind = LT_UW_CFA, .cfa_reg = LT_UW_REG_RSP, .cfa_off = 8,
+		  .rbp_off = LT_UW_RBP_SAME },
+		{ .kind = LT_UW_STOP },
+	};
+	const struct lt_uw_row rows[] = {
+		{ 0x401000, 1 }, { 0x401100, 0 },	/* the VM: its FDE */
+		{ 0x402000, 2 }, { 0x402100, 0 },	/* lua_call, say */
+		{ 0x403000, 3 }, { 0x403100, 0 },	/* the outermost frame */
+	};
+	struct lt_lua_cfg cfg = { .enabled = 1, .g2disp = VM_G2DISP, .off_vmstate = VM_VMSTATE,
+				  .off_cur_L = VM_CUR_L, .vm_lo = 0x401000, .vm_hi = 0x401100,
+				  .entry = { 0x401010, 0, 0, 0 }, .entry_len = { 0x30, 0, 0, 0 },
+				  .leave_lo = 0x401078, .unw_lo = 0x401081, .unw_len = 13,
+				  .unw_cfa = { 10, 0, 10, 0, 0, 0, 5, 0, 4, 0, 3, 2, 1 } };
+	struct lt_uw_proc p = one_proc(6);
+	uint64_t sp = BASE + 0x100;
+	struct lt_sample out;
+	struct uw_snapshot s;
+
+	memset(stack, 0, sizeof(stack));
+	if (d != 80)
+		put64(sp + 72, 0x7777);	/* where the FDE's rule would look */
+	put64(sp + d - 8, 0x402010);	/* the leaf's return address */
+	put64(sp + d, 0x403010);	/* and its caller's */
+	s = snap(&p, rows, 6, rules, 4, pc, sp, 0);
+	s.cfg = &cfg;
+	cr_assert_eq(walk__replay(&s, &out), 0);
+	return out;
+}
+
+Test(unwind, vm_entry_and_exit_windows)
+{
+	static const struct { uint64_t pc, d; } at[] = {
+		{ 0x401010, 8 },	/* push rbp */
+		{ 0x401011, 16 },	/* push rbx */
+		{ 0x401012, 24 },
+		{ 0x401014, 32 },
+		{ 0x401016, 40 },	/* sub $40,%rsp */
+		{ 0x40101a, 80 },	/* the frame is whole, not linked yet */
+		{ 0x40103f, 80 },	/* the store that links it */
+		{ 0x401081, 80 },	/* xor %eax,%eax: unlinked */
+		{ 0x401083, 80 },	/* add $40,%rsp */
+		{ 0x401087, 40 },	/* pop r14 */
+		{ 0x401089, 32 },
+		{ 0x40108b, 24 },
+		{ 0x40108c, 16 },	/* pop rbp */
+		{ 0x40108d, 8 },	/* ret */
+	};
+
+	for (size_t i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		struct lt_sample out = vm_window_walk(at[i].pc, at[i].d);
+
+		cr_assert_eq(out.n_user, 3, "pc %#" PRIx64 ": %u frames", at[i].pc, out.n_user);
+		cr_assert_eq(out.user[1], 0x402010, "pc %#" PRIx64, at[i].pc);
+		cr_assert_eq(out.user[2], 0x403010, "pc %#" PRIx64, at[i].pc);
+		cr_assert_eq(out.user_how[0] & (LT_HOW_F_VM | LT_HOW_F_CP),
+			     LT_HOW_F_VM | LT_HOW_F_CP, "pc %#" PRIx64, at[i].pc);
+	}
+	/* vm_leave_cp before the restore: still linked, but no Lua frame either. */
+	cr_assert_eq(vm_window_walk(0x401078, 80).user_how[0] & LT_HOW_F_CP, LT_HOW_F_CP);
+	/* Past the link: the VM's own rules, and an activation. */
+	cr_assert_eq(vm_window_walk(0x401040, 80).user_how[0] & LT_HOW_F_CP, 0);
 }
