@@ -38,10 +38,10 @@ static uint32_t check(const uint8_t *p, size_t n, const struct bcofs_want *w)
 	}
 	if (m < BCOFS_MIN_BC)
 		return 0;
-	/* FUNCC = the handler holding funcc_call; FUNCCW follows it. */
+	/* FUNCC = the handler holding funcc_call, the whole call; FUNCCW follows it. */
 	for (uint32_t i = BCOFS_MIN_BC - 2; i + 1 < m; i++) {
 		if (rd16(p, 2 * (size_t)i) <= w->funcc_call &&
-		    w->funcc_call < rd16(p, 2 * (size_t)(i + 1))) {
+		    w->funcc_end <= rd16(p, 2 * (size_t)(i + 1))) {
 			bc_max = i + 2;
 			break;
 		}
@@ -49,7 +49,7 @@ static uint32_t check(const uint8_t *p, size_t n, const struct bcofs_want *w)
 	if (!bc_max || bc_max > m || bc_max > BCOFS_MAX_BC || bc_max + BCOFS_ASMFF > n)
 		return 0;
 	last = rd16(p, 2 * (size_t)(bc_max - 1));
-	if (w->funccw_call < last || (bc_max < m && w->funccw_call >= rd16(p, 2 * (size_t)bc_max)))
+	if (w->funccw_call < last || (bc_max < m && w->funccw_end > rd16(p, 2 * (size_t)bc_max)))
 		return 0;
 	for (uint32_t k = 0; k < BCOFS_ASMFF; k++) {
 		uint16_t a = rd16(p, 2 * (size_t)(bc_max + k));

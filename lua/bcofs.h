@@ -17,8 +17,10 @@
 /* What the VM code says a true lj_bc_ofs must agree with. */
 struct bcofs_want {
 	uint32_t vm_len;	/* every entry is inside the VM */
-	uint32_t funcc_call;	/* the call *%r15 lies in handler BC_FUNCC = BC__MAX - 2 */
+	uint32_t funcc_call;	/* the call *%r15 lies in handler BC_FUNCC = BC__MAX - 2, */
+	uint32_t funcc_end;	/* all of it, up to here */
 	uint32_t funccw_call;	/* the call *wrapf lies in BC_FUNCCW = BC__MAX - 1 */
+	uint32_t funccw_end;
 };
 
 /* The table found. */

@@ -509,7 +509,9 @@ static int dt_vm(struct dt_ctx *c, const uint8_t *code, size_t len)
 		return -1;
 	}
 	want.funcc_call = call;
+	want.funcc_end = call + 3;
 	want.funccw_call = callw;
+	want.funccw_end = callw + 7;
 	bo = calloc(1, sizeof(*bo));
 	if (!bo)
 		return -ENOMEM;
@@ -530,8 +532,8 @@ static int dt_vm(struct dt_ctx *c, const uint8_t *code, size_t len)
 	free(bo);
 	o->bc_funcc_ofs = o->bc_ofs[o->bc_max - 2];
 	o->bc_funccw_ofs = o->bc_ofs[o->bc_max - 1];
-	o->bc_funcc_ret = call + 3;
-	o->bc_funccw_ret = callw + 7;
+	o->bc_funcc_ret = want.funcc_end;
+	o->bc_funccw_ret = want.funccw_end;
 	/* JIT: JLOOP's handler, found by its pattern among the handlers before FUNCF. */
 	err = dt_jloop(code, len, o, o->bc_max - 8, &jl, &idx);
 	if (err == -EBADMSG) {

@@ -527,7 +527,9 @@ Test(lua_detect, bcofs_find)
 	memset(reg, 0x11, sizeof(reg));
 	fake_bc_ofs(reg + 100);
 	w.funcc_call = 40 * 95 - 80 + 10;	/* inside handler 95 */
+	w.funcc_end = w.funcc_call + 3;
 	w.funccw_call = 40 * 96 - 80 + 10;	/* inside handler 96 */
+	w.funccw_end = w.funccw_call + 7;
 	cr_assert_eq(bcofs__find(reg, sizeof(reg), 0x1000, &w, out), 1);
 	cr_assert_eq(out->bc_max, 97);
 	cr_assert_eq(out->vaddr, 0x1000 + 100);
@@ -540,9 +542,21 @@ Test(lua_detect, bcofs_find)
 	/* FUNCC where the table says FUNCCW: no match. */
 	memset(out, 0, sizeof(*out));
 	w.funcc_call = w.funccw_call;
+	w.funcc_end = w.funccw_end;
 	cr_assert_eq(bcofs__find(reg, sizeof(reg), 0x1000, &w, out), 0);
-	/* Cut short: no room for the fast functions. */
+	/* A call that runs past its handler's end is in none (found by fuzzing:
+	** FUNCC's return address after FUNCCW's start). */
+	w.funcc_call = 40 * 96 - 80 - 2;
+	w.funcc_end = w.funcc_call + 3;
+	cr_assert_eq(bcofs__find(reg, sizeof(reg), 0x1000, &w, out), 0);
 	w.funcc_call = 40 * 95 - 80 + 10;
+	w.funcc_end = w.funcc_call + 3;
+	w.funccw_call = 5000 - 4;	/* FUNCCW ends where the fast functions start */
+	w.funccw_end = w.funccw_call + 7;
+	cr_assert_eq(bcofs__find(reg, sizeof(reg), 0x1000, &w, out), 0);
+	w.funccw_call = 40 * 96 - 80 + 10;
+	w.funccw_end = w.funccw_call + 7;
+	/* Cut short: no room for the fast functions. */
 	cr_assert_eq(bcofs__find(reg + 100, 2 * 150, 0x1000, &w, out), 0);
 	free(out);
 }
