@@ -10,10 +10,14 @@
 **   c_nested(f, ...)     the same, one level deeper
 ** Each is registered under the name of its C symbol: a traceback's
 ** "[C]: in function 'c_callback'" and the native symbol agree. "joff" turns the
-** JIT compiler off (as luajit -joff does).
+** JIT compiler off (as luajit -joff does). When SCRIPT leaves a global function
+** host_loop, main calls it through lua_pcall (from host_pcalls) until SECONDS
+** have passed: C's calls into the VM with no Lua frame below.
 */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <lauxlib.h>
 #include <lua.h>
@@ -46,6 +50,50 @@ int c_nested(lua_State *L)
 	return n;
 }
 
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* host_loop(i) for i in [0, n) through lua_pcall; the sum of its results, -1 on
+** an error. */
+__attribute__((noinline)) long host_pcalls(lua_State *L, int n)
+{
+	long sum = 0;
+
+	for (int i = 0; i < n; i++) {
+		lua_getglobal(L, "host_loop");
+		lua_pushinteger(L, i);
+		if (lua_pcall(L, 1, 1, 0))
+			return -1;
+		sum += lua_tointeger(L, -1);
+		lua_pop(L, 1);
+	}
+	return sum;
+}
+
+/* Call host_loop for seconds, if the script defined it. 0, or 1 on an error. */
+static int run_host_loop(lua_State *L, double seconds)
+{
+	double end = now() + seconds;
+
+	lua_getglobal(L, "host_loop");
+	if (!lua_isfunction(L, -1)) {
+		lua_pop(L, 1);
+		return 0;
+	}
+	lua_pop(L, 1);
+	while (now() < end)
+		if (host_pcalls(L, 1000) < 0) {
+			fprintf(stderr, "luahost: %s\n", lua_tostring(L, -1));
+			return 1;
+		}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	lua_State *L;
@@ -70,6 +118,10 @@ int main(int argc, char **argv)
 	lua_setglobal(L, "arg");
 	if (luaL_loadfile(L, argv[1]) || lua_pcall(L, 0, 0, 0)) {
 		fprintf(stderr, "luahost: %s\n", lua_tostring(L, -1));
+		lua_close(L);
+		return 1;
+	}
+	if (run_host_loop(L, atof(argv[2]))) {
 		lua_close(L);
 		return 1;
 	}
