@@ -35,6 +35,7 @@ _Static_assert(LT_LJ_L_SPAN % 8 == 0 && LT_LJ_L_GLREF % 8 == 0, "lua_State words
 
 #define LT_LJ_FRAME_TYPE		3	/* ftsz & 3 == 0: a Lua frame (link is a PC) */
 #define LT_LJ_FRAME_TYPEP		7
+#define LT_LJ_FRAME_C		1	/* ftsz & 3: called from C (FRAME_C, FRAME_CP) */
 #define LT_LJ_FRAME_CONT		2
 #define LT_LJ_FRAME_VARG		3
 #define LT_LJ_CONT_FFI_CALLBACK	1	/* cont value of an FFI callback frame */

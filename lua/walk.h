@@ -119,6 +119,23 @@ static LT_INLINE int lt_lua_describe(void *ctx, __u64 fn, struct lt_lua_frame *o
 }
 
 /*
+** The link ft of the top frame at f, whose slot holds a result: can the walk
+** follow it? A return to Lua (BC_RET*, a fast function's return) leaves the
+** caller's pc there. A return to C (vm_return, back to lua_call or lua_pcall)
+** leaves a C link, unless a second result was copied over it: its distance
+** must lead to the bottom frame or into the stack, where the next step checks
+** for a function.
+*/
+static LT_INLINE int lt_lua_return_link(const struct lt_lua_walk *w, __u64 f, __u64 ft)
+{
+	__u64 delta = ft & ~(__u64)LT_LJ_FRAME_TYPEP;
+
+	if ((ft & LT_LJ_FRAME_TYPE) == 0)
+		return 1;
+	return (ft & LT_LJ_FRAME_TYPE) == LT_LJ_FRAME_C && delta && delta <= f - w->lo;
+}
+
+/*
 ** One frame: fill *out and set *emit when it is to be recorded (vararg
 ** repeats and dummy frames are not). Returns 1 when the walk is over.
 */
@@ -139,12 +156,12 @@ static LT_INLINE int lt_lua_walk_step(void *ctx, struct lt_lua_walk *w,
 	fv = slot[0];
 	ft = slot[1];
 	tag = fv >> LT_LJ_TAG_SHIFT;
-	/* A function returning to Lua (BC_RET*, a fast function's return) moves its
-	** first result into its function slot before it restores BASE: in that
-	** window the top frame is gone but its link still leads to the caller, which
-	** the return belongs to. Anywhere else, no function here ends the walk. */
+	/* A function returning moves its first result into its function slot
+	** before it restores BASE: in that window the top frame is gone but its
+	** link still leads to the caller, which the return belongs to. Anywhere
+	** else, no function here ends the walk. */
 	if (tag != LT_LJ_TAG_FUNC && tag != LT_LJ_TAG_THREAD &&
-	    (!(w->flags & LT_LUAF_PC_TOP) || (ft & LT_LJ_FRAME_TYPE) != 0)) {
+	    (!(w->flags & LT_LUAF_PC_TOP) || !lt_lua_return_link(w, f, ft))) {
 		w->bad = 1;
 		return 1;
 	}

@@ -104,6 +104,34 @@ Test(lua_walk, return_window_goes_to_the_caller)
 	cr_assert_eq(f[0].pc, BC + 4);
 }
 
+Test(lua_walk, return_to_C_window_goes_to_the_caller)
+{
+	struct mem m;
+	struct lt_lua_frame f[8];
+	int bad;
+
+	/* vm_return, back to lua_pcall: frame 1's result over its function. */
+	setup(&m, S + 24, S + 40);
+	put(&m, S + 8, 0x4045000000000000ull, 8);
+	cr_assert_eq(walk(&m, f, 8, &bad), 0, "the returning frame is left out");
+	cr_assert_not(bad, "and the bottom is reached");
+	/* Back to a lua_call from frame 1's C callee: frame 1 stays. */
+	setup(&m, S + 56, S + 80);
+	put(&m, S + 40, 0x4045000000000000ull, 8);
+	put(&m, S + 48, 32 | 1, 8);		/* FRAME_C, back to frame 1 */
+	cr_assert_eq(walk(&m, f, 8, &bad), 1);
+	cr_assert_not(bad);
+	cr_assert_eq(f[0].link, LT_LINK_CP);
+	/* A second result over the link: a distance past the stack's start ends
+	** the walk as bad, one to no function there too. */
+	put(&m, S + 48, 0x4000000000000001ull, 8);
+	cr_assert_eq(walk(&m, f, 8, &bad), 0);
+	cr_assert(bad);
+	put(&m, S + 48, 24 | 1, 8);		/* to S + 24: frame 1's base, a number */
+	cr_assert_eq(walk(&m, f, 8, &bad), 0);
+	cr_assert(bad);
+}
+
 Test(lua_walk, garbage_below_the_top_frame_is_bad)
 {
 	struct mem m;
