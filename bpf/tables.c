@@ -244,6 +244,7 @@ static void map_one(struct tables *t, struct tproc *tp, size_t i, struct lt_uw_m
 }
 
 _Static_assert(X64_LEAVE_MAX == LT_LUA_UNW_MAX, "the epilogue's table: one size");
+_Static_assert(LUABUILD_LINK_MAX == LT_LUA_LINK_STORES, "the link stores: one count");
 
 /* The sampler's view of the LuaJIT VM mapped with load bias `bias`. */
 static struct lt_lua_cfg lua_cfg_of(const struct luabuild *lj, uint64_t bias)
@@ -271,6 +272,9 @@ static struct lt_lua_cfg lua_cfg_of(const struct luabuild *lj, uint64_t bias)
 		c.unw_len = (__u16)lj->unw_len;
 		memcpy(c.unw_cfa, lj->unw_cfa, sizeof(c.unw_cfa));
 	}
+	for (uint32_t i = 0; i < lj->n_link_store && i < LT_LUA_LINK_STORES; i++)
+		if (lj->link_store[i] - lj->vm_start <= 0xffff)
+			c.link_ofs[i] = (__u16)(lj->link_store[i] - lj->vm_start);
 	/* The four entries, or none: the windows are all known or not used. */
 	if (lj->n_entry == LT_LUA_ENTRIES && lj->entry_len[0])
 		for (int i = 0; i < LT_LUA_ENTRIES; i++)

@@ -461,7 +461,7 @@ static int dt_vm(struct dt_ctx *c, const uint8_t *code, size_t len)
 	struct x64_entry en;
 	struct x64_jloop jl = { 0 };
 	struct x64_leave lv;
-	uint32_t link[X64_ENTRY_MAX];
+	uint32_t link[X64_ENTRY_MAX], stores[LUABUILD_LINK_MAX];
 	struct bcofs *bo;
 	uint32_t ncand = 0, call = 0, callw = 0, idx = 0, cb, cb_g2disp, ex, cp;
 	int err;
@@ -473,6 +473,11 @@ static int dt_vm(struct dt_ctx *c, const uint8_t *code, size_t len)
 		o->entry[i] = o->vm_start + en.ofs[i];
 	if (!x64scan__links(code, len, &en, LT_LJ_L_CFRAME, link))
 		dt_windows(o, &en, link);
+	if (!x64scan__link_stores(code, len, stores, LUABUILD_LINK_MAX, &o->n_link_store))
+		for (uint32_t i = 0; i < o->n_link_store; i++)
+			o->link_store[i] = o->vm_start + stores[i];
+	else
+		o->n_link_store = 0;
 	if (!strncmp(o->version, "LuaJIT 2.0", 10)) {
 		dt_why(o, "%s build (no cur_L, non-GC64): not supported", o->version);
 		return -1;

@@ -19,6 +19,7 @@
 #include "lua/x64scan.h"
 
 #define LUABUILD_ENTRY_MAX	8	/* VM entry prologues kept */
+#define LUABUILD_LINK_MAX	8	/* link stores kept */
 #define LUABUILD_BC_OFS_MAX	217	/* BC__MAX (<= 160) + 57 ASM fast functions */
 
 /*
@@ -61,6 +62,9 @@ struct luabuild {
 	uint32_t unw_len;	/* bytes of it through the ret */
 	uint8_t unw_cfa[X64_LEAVE_MAX];	/* per byte from unw_start: (CFA - rsp) / 8 where an
 					   instruction starts, 0 elsewhere */
+	uint32_t n_link_store;	/* the interpreter's stores of a new frame's link */
+	uint64_t link_store[LUABUILD_LINK_MAX];	/* (mov %rbx,-8(%rdx)): where it is
+						   not stored yet; 0 found if more */
 	uint32_t n_entry;	/* VM entry points (lj_vm_resume/pcall/call/cpcall) */
 	uint64_t entry[LUABUILD_ENTRY_MAX];	/* their prologues' first push: push rbp (1 byte),
 					   push rbx (1), push r15 (2), push r14 (2),

@@ -32,6 +32,8 @@ struct lt_lua_walk {
 	__u64 f;		/* address of the next frame's link slot (its base - 8) */
 	__u64 pc;		/* that frame's current pc (0: unknown) */
 	__u64 lo, hi;		/* the Lua stack: [L->stack, + 8 * stacksize) */
+	__u64 link;		/* the next frame's link, when it is not stored yet
+				   (a call storing it: the caller knows), else 0 */
 	__u8 flags;		/* LT_LUAF_* for the next frame emitted */
 	__u8 skip;		/* the next frame repeats a vararg function: don't emit */
 	__u8 bad;		/* stopped on something that is not a frame */
@@ -86,6 +88,7 @@ static LT_INLINE int lt_lua_walk_init(void *ctx, struct lt_lua_walk *w, struct l
 	w->f = base - 8;
 	LT_LUA_WINDOW(ctx, w->lo, base);	/* the top frame's slots end at base */
 	w->pc = pc;
+	w->link = 0;
 	w->flags = LT_LUAF_PC_TOP;
 	w->skip = 0;
 	w->bad = 0;
@@ -154,7 +157,8 @@ static LT_INLINE int lt_lua_walk_step(void *ctx, struct lt_lua_walk *w,
 		return 1;
 	}
 	fv = slot[0];
-	ft = slot[1];
+	ft = w->link ? w->link : slot[1];
+	w->link = 0;
 	tag = fv >> LT_LJ_TAG_SHIFT;
 	/* A function returning moves its first result into its function slot
 	** before it restores BASE: in that window the top frame is gone but its

@@ -405,6 +405,23 @@ int x64scan__links(const uint8_t *code, size_t len, const struct x64_entry *en,
 	return 0;
 }
 
+/* The interpreter's link stores (see x64scan.h). */
+int x64scan__link_stores(const uint8_t *code, size_t len, uint32_t *ofs, uint32_t max,
+			 uint32_t *n)
+{
+	static const uint8_t store[] = { 0x48, 0x89, 0x5a, 0xf8 };	/* mov %rbx,-0x8(%rdx) */
+	int64_t at = 0;
+
+	*n = 0;
+	while ((at = find(code, len, (size_t)at, len, store, sizeof(store))) >= 0) {
+		if (*n >= max)
+			return -EBADMSG;
+		ofs[(*n)++] = (uint32_t)at;
+		at += sizeof(store);
+	}
+	return *n ? 0 : -ENOENT;
+}
+
 /* Check lj_vm_ffi_call's prologue (see x64scan.h). */
 int x64scan__is_ffi_call(const uint8_t *code, size_t len)
 {

@@ -102,6 +102,13 @@ int x64scan__leave(const uint8_t *code, size_t len, uint32_t cp_ret, uint32_t cf
 */
 int x64scan__links(const uint8_t *code, size_t len, const struct x64_entry *en,
 		   uint8_t off_cframe, uint32_t *link);
+/*
+** The interpreter's stores of a new frame's link, mov %rbx,-0x8(%rdx) (PC to
+** [BASE-8]: ins_call in BC_CALL*, vm_call_dispatch): their offsets into ofs[],
+** their count into *n. 0; -ENOENT if there is none, -EBADMSG if more than max.
+*/
+int x64scan__link_stores(const uint8_t *code, size_t len, uint32_t *ofs, uint32_t max,
+			 uint32_t *n);
 /* Is the rbp-frame prologue of lj_vm_ffi_call at code[0..len)? */
 int x64scan__is_ffi_call(const uint8_t *code, size_t len);
 

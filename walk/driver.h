@@ -121,12 +121,15 @@ static long lt_walk_lua_frame(__u32 i, void *arg)
 	return LT_WALK_LUA_STEP(arg) != 0;
 }
 
-/* Walk the Lua frames of L from base (0: L->base) into lua[]. */
-static LT_INLINE void lt_walk_lua(struct lt_walk *w, __u64 L, __u64 base, __u64 pc)
+/* Walk the Lua frames of L from base (0: L->base) into lua[]; link: the top
+** frame's link when the interpreter is storing it (0: read it). */
+static LT_INLINE void lt_walk_lua(struct lt_walk *w, __u64 L, __u64 base, __u64 pc,
+				  __u64 link)
 {
 	w->walked_L = L;
 	if (lt_lua_walk_init(w, &w->lw, &w->ls, L, base, pc))
 		return;
+	w->lw.link = link;
 	LT_UW_LOOP(LT_MAX_LUA, lt_walk_lua_frame, LT_WALK_ARG(w));
 }
 
@@ -147,7 +150,7 @@ static LT_INLINE void lt_walk_lua_switch(struct lt_walk *w)
 	n = w->s.n_lua;
 	w->s.lua[n & (LT_MAX_LUA - 1)] = (struct lt_lua_frame){ .kind = LT_LUA_COROUTINE };
 	w->s.n_lua = n + 1;
-	lt_walk_lua(w, w->L, 0, 0);
+	lt_walk_lua(w, w->L, 0, 0, 0);
 }
 
 /*
@@ -194,12 +197,27 @@ static LT_INLINE int lt_walk_interp_base(struct lt_walk *w, __u64 L, __u64 base)
 }
 
 /*
+** Is pc an interpreter's store of a new frame's link (mov %rbx,-8(%rdx): BC_CALL,
+** vm_call_dispatch)? BASE is the new frame's, its link slot still holds an old
+** value, and the link is in PC (rbx).
+*/
+static LT_INLINE int lt_walk_at_link_store(const struct lt_walk *w, __u64 pc)
+{
+	__u64 ofs = pc - w->cfg.vm_lo;
+
+	for (int k = 0; k < LT_LUA_LINK_STORES; k++)
+		if (w->cfg.link_ofs[k] && ofs == w->cfg.link_ofs[k])
+			return 1;
+	return 0;
+}
+
+/*
 ** Start the Lua walk at the running frame: BASE/PC registers in the
 ** interpreter, jit_base in a trace, else L->base with the innermost SAVE_PC.
 */
 static LT_INLINE void lt_walk_lua_top(struct lt_walk *w, const struct lt_uregs *u)
 {
-	__u64 G = w->s.G, L = w->s.L, base = 0, pc = 0, cf = 0;
+	__u64 G = w->s.G, L = w->s.L, base = 0, pc = 0, cf = 0, link = 0;
 	__s32 st = 0;
 
 	LT_READ_G(w, &st, sizeof(st), G + w->cfg.off_vmstate);
@@ -208,6 +226,10 @@ static LT_INLINE void lt_walk_lua_top(struct lt_walk *w, const struct lt_uregs *
 	    lt_walk_interp_base(w, L, u->rdx)) {
 		base = u->rdx;
 		pc = u->rbx;
+		if (lt_walk_at_link_store(w, u->pc)) {
+			link = pc;	/* the caller's, about to be stored */
+			pc = 0;		/* the callee has not started */
+		}
 	} else if (st >= 0) {
 		LT_READ_G(w, &base, sizeof(base), G + w->cfg.off_jit_base);
 		pc = lt_walk_trace(w, G, st);
@@ -216,7 +238,7 @@ static LT_INLINE void lt_walk_lua_top(struct lt_walk *w, const struct lt_uregs *
 		   !LT_READ_USER(w, &pc, sizeof(pc), cf + LT_LJ_CFRAME_OFS_PC) && pc == L) {
 		pc = 0;		/* SAVE_PC == L: no Lua frame on top */
 	}
-	lt_walk_lua(w, L, base, pc);
+	lt_walk_lua(w, L, base, pc, link);
 }
 
 /* Is G the global_State of a LuaJIT VM? (its cur_L points back to it) */

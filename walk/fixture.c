@@ -8,8 +8,9 @@
 **   luacfg ENABLED G2DISP CUR_L VMSTATE JIT_BASE JIT_TRACE VM_LO VM_HI LEAF_LO
 **          LEAF_HI FFI_LO FFI_HI [CP_RET]   (2) the process's LuaJIT facts
 **   luawin CP_LEN LEAVE_LO UNW_LO UNW_CFA ENTRY LEN ENTRY LEN ENTRY LEN ENTRY LEN
-**                             (2, after luacfg; later, so optional) where a VM
-**                             frame is outside L's chain or runs no Lua frame;
+**          LINK_OFS x 8       (2, after luacfg; later, so optional) where a VM
+**                             frame is outside L's chain or runs no Lua frame,
+**                             and where a frame's link is being stored;
 **                             UNW_CFA: its bytes as hex, "-" for none
 **   read ADDR SIZE RC DATA    (2) the walk's reads of user memory, in order
 **   stack BASE LEN            (1) followed by LEN bytes as hex, 64 per line
@@ -86,6 +87,8 @@ static void write_windows(FILE *f, const struct lt_lua_cfg *c)
 	fputs(c->unw_len ? "" : "-", f);
 	for (int k = 0; k < LT_LUA_ENTRIES; k++)
 		fprintf(f, " 0x%llx %u", (unsigned long long)c->entry[k], c->entry_len[k]);
+	for (int k = 0; k < LT_LUA_LINK_STORES; k++)
+		fprintf(f, " %u", c->link_ofs[k]);
 	fputc('\n', f);
 }
 
@@ -311,18 +314,23 @@ static int parse_windows(struct fx_reader *r, struct uw_fixture *fx)
 {
 	struct lt_lua_cfg *c = &fx->cfg;
 	unsigned long long lo[2 + LT_LUA_ENTRIES];
-	unsigned len[1 + LT_LUA_ENTRIES];
+	unsigned len[1 + LT_LUA_ENTRIES + LT_LUA_LINK_STORES];
 	char hex[2 * LT_LUA_UNW_MAX + 2];
 
-	_Static_assert(LT_LUA_ENTRIES == 4, "luawin has four entries");
+	_Static_assert(LT_LUA_ENTRIES == 4 && LT_LUA_LINK_STORES == 8,
+		       "luawin has four entries and eight link stores");
 	if (!fx->snap.cfg ||
-	    sscanf(r->buf, "luawin %u %llx %llx %41s %llx %u %llx %u %llx %u %llx %u", &len[0],
-		   &lo[0], &lo[1], hex, &lo[2], &len[1], &lo[3], &len[2], &lo[4], &len[3],
-		   &lo[5], &len[4]) != 12 || parse_unw(c, hex))
+	    sscanf(r->buf, "luawin %u %llx %llx %41s %llx %u %llx %u %llx %u %llx %u"
+		   " %u %u %u %u %u %u %u %u", &len[0], &lo[0], &lo[1], hex, &lo[2], &len[1],
+		   &lo[3], &len[2], &lo[4], &len[3], &lo[5], &len[4], &len[5], &len[6],
+		   &len[7], &len[8], &len[9], &len[10], &len[11], &len[12]) != 20 ||
+	    parse_unw(c, hex))
 		return fx_fail(r, "bad luawin");
-	for (int i = 0; i <= LT_LUA_ENTRIES; i++)
+	for (int i = 0; i < 1 + LT_LUA_ENTRIES + LT_LUA_LINK_STORES; i++)
 		if (len[i] > 0xffff)
 			return fx_fail(r, "bad luawin");
+	for (int k = 0; k < LT_LUA_LINK_STORES; k++)
+		c->link_ofs[k] = (__u16)len[1 + LT_LUA_ENTRIES + k];
 	c->cp_len = (__u16)len[0], c->leave_lo = lo[0], c->unw_lo = lo[1];
 	for (int k = 0; k < LT_LUA_ENTRIES; k++)
 		c->entry[k] = lo[2 + k], c->entry_len[k] = (__u16)len[1 + k];

@@ -351,6 +351,7 @@ struct lt_uw_target {
 
 #define LT_LUA_ENTRIES	4	/* VM entries: lj_vm_resume, _pcall, _call, _cpcall */
 #define LT_LUA_UNW_MAX	20	/* bytes of the VM's epilogue lt_lua_cfg describes */
+#define LT_LUA_LINK_STORES	8	/* link stores lt_lua_cfg lists */
 
 /* What the sampler needs of a process's LuaJIT build (one VM per process). */
 struct lt_lua_cfg {
@@ -379,6 +380,8 @@ struct lt_lua_cfg {
 	__u16 unw_len;		/* bytes of unw_cfa in use */
 	__u8 unw_cfa[LT_LUA_UNW_MAX];	/* per byte from unw_lo: (CFA - rsp) / 8 where an
 					   instruction starts, 0 elsewhere */
+	__u16 link_ofs[LT_LUA_LINK_STORES];	/* from vm_lo: the interpreter's stores of a
+					   new frame's link from rbx (0: none) */
 };
 
 /* -- Layout checks ------------------------------------------------------------ */
@@ -405,7 +408,7 @@ _Static_assert(sizeof(struct lt_uw_row) == 8, "lt_uw_row layout");
 _Static_assert(sizeof(struct lt_uw_mapping) == 48, "lt_uw_mapping layout");
 _Static_assert(sizeof(struct lt_uw_pidx) == 8, "lt_uw_pidx: an array map's element stride");
 _Static_assert(sizeof(struct lt_uw_proc) == 8 + 48 * LT_MAX_MAPPINGS, "lt_uw_proc layout");
-_Static_assert(sizeof(struct lt_lua_cfg) == 168, "lt_lua_cfg layout");
+_Static_assert(sizeof(struct lt_lua_cfg) == 184, "lt_lua_cfg layout");
 _Static_assert(sizeof(struct lt_uw_target) == 8, "lt_uw_target: one word");
 
 _Static_assert((LT_MAX_USER & (LT_MAX_USER - 1)) == 0, "LT_MAX_USER: a power of two");

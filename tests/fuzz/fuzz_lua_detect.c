@@ -60,6 +60,11 @@ static void check(const struct luabuild *o)
 	for (uint32_t i = 0; i < o->n_entry; i++)
 		if (o->entry[i] + o->entry_len[i] > o->vm_end)
 			abort();
+	if (o->n_link_store > LUABUILD_LINK_MAX)
+		abort();
+	for (uint32_t i = 0; i < o->n_link_store; i++)
+		if (o->link_store[i] < o->vm_start || o->link_store[i] + 4 > o->vm_end)
+			abort();
 }
 
 /* One input: an ELF image. */

@@ -178,6 +178,10 @@ static void check_want(const struct want *w)
 	cr_assert_arr_eq(o.unw_cfa, cfa, sizeof(cfa));
 	for (int i = 0; i < 4; i++)
 		cr_assert_eq(o.entry_len[i], entry_len[i], "entry %d: %u", i, o.entry_len[i]);
+	/* mov %rbx,-0x8(%rdx): four BC_CALL-like handlers and vm_call_dispatch. */
+	cr_assert_eq(o.n_link_store, 5);
+	for (uint32_t i = 0; i < o.n_link_store; i++)
+		cr_assert(o.vm_start <= o.link_store[i] && o.link_store[i] < o.vm_end);
 	cr_assert_eq(o.g2disp, w->g2disp);
 	cr_assert_eq(o.off_cur_L, w->cur_L);
 	cr_assert_eq(o.off_vmstate, w->vmstate);
@@ -635,6 +639,26 @@ Test(lua_detect, x64scan_leave)
 	cr_assert_eq(x64scan__leave(code, sizeof(code), 30, 80, &lv), -ENOENT);
 	code[8 + 6] = 0x8b;	/* a load before the xor, not the store of L->cframe */
 	cr_assert_eq(x64scan__leave(code, sizeof(code), 31, 80, &lv), -ENOENT);
+}
+
+/* The interpreter's link stores: all of them, or none when there are too many. */
+Test(lua_detect, x64scan_link_stores)
+{
+	static const uint8_t store[] = { 0x48, 0x89, 0x5a, 0xf8 };
+	uint8_t code[64] = { 0 };
+	uint32_t ofs[2], n;
+
+	cr_assert_eq(x64scan__link_stores(code, sizeof(code), ofs, 2, &n), -ENOENT);
+	memcpy(code + 5, store, sizeof(store));
+	memcpy(code + 30, store, sizeof(store));
+	cr_assert_eq(x64scan__link_stores(code, sizeof(code), ofs, 2, &n), 0);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(ofs[0], 5);
+	cr_assert_eq(ofs[1], 30);
+	cr_assert_eq(x64scan__link_stores(code, 33, ofs, 2, &n), 0);	/* the second cut */
+	cr_assert_eq(n, 1);
+	memcpy(code + 50, store, sizeof(store));
+	cr_assert_eq(x64scan__link_stores(code, sizeof(code), ofs, 2, &n), -EBADMSG);
 }
 
 /* Each entry's link: the first store of L->cframe after its prologue. */

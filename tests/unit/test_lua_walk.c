@@ -132,6 +132,30 @@ Test(lua_walk, return_to_C_window_goes_to_the_caller)
 	cr_assert(bad);
 }
 
+Test(lua_walk, a_link_being_stored_comes_from_the_caller)
+{
+	struct mem m;
+	struct lt_lua_frame f[8];
+	struct lt_lua_walk w;
+	struct lt_lj_state ls = { 0 };
+	unsigned n = 0;
+	int emit, done = 0;
+
+	/* A call storing frame 2's link: the slot still holds an old value. */
+	setup(&m, S + 56, S + 80);
+	put(&m, S + 48, 0x4045000000000000ull, 8);
+	cr_assert_eq(lt_lua_walk_init(&m, &w, &ls, LS, 0, 0), 0);
+	w.link = BC + 4;	/* what the interpreter holds in PC, about to store */
+	while (!done && n < 8) {
+		done = lt_lua_walk_step(&m, &w, &f[n], &emit);
+		n += emit;
+	}
+	cr_assert_not(w.bad);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(f[0].link, LT_LINK_LUA);
+	cr_assert_eq(f[1].pc, BC + 4, "the caller's pc is the link given");
+}
+
 Test(lua_walk, garbage_below_the_top_frame_is_bad)
 {
 	struct mem m;
