@@ -267,8 +267,8 @@ static struct lt_lua_cfg lua_cfg_of(const struct luabuild *lj, uint64_t bias)
 	if (lj->cpcall_ret)
 		c.cp_ret = bias + lj->cpcall_ret, c.cp_len = (__u16)lj->cpcall_len;
 	if (lj->leave_start) {
-		c.leave_lo = bias + lj->leave_start;
-		c.unw_lo = bias + lj->unw_start;
+		c.leave_ofs = (__u32)(lj->leave_start - lj->vm_start);
+		c.unw_ofs = (__u32)(lj->unw_start - lj->vm_start);
 		c.unw_len = (__u16)lj->unw_len;
 		memcpy(c.unw_cfa, lj->unw_cfa, sizeof(c.unw_cfa));
 	}
@@ -277,8 +277,10 @@ static struct lt_lua_cfg lua_cfg_of(const struct luabuild *lj, uint64_t bias)
 			c.link_ofs[i] = (__u16)(lj->link_store[i] - lj->vm_start);
 	/* The four entries, or none: the windows are all known or not used. */
 	if (lj->n_entry == LT_LUA_ENTRIES && lj->entry_len[0])
-		for (int i = 0; i < LT_LUA_ENTRIES; i++)
-			c.entry[i] = bias + lj->entry[i], c.entry_len[i] = (__u16)lj->entry_len[i];
+		for (int i = 0; i < LT_LUA_ENTRIES; i++) {
+			c.entry_ofs[i] = (__u32)(lj->entry[i] - lj->vm_start);
+			c.entry_len[i] = (__u16)lj->entry_len[i];
+		}
 	lt_lj_gwin(&c, lj->sizeof_lua_State);
 	return c;
 }

@@ -348,13 +348,13 @@ static LT_INLINE int lt_walk_lj_step(struct lt_walk *w)
 */
 static LT_INLINE int lt_walk_vm_no_lua(const struct lt_walk *w, __u16 n)
 {
-	__u64 pc = w->r.pc;
+	__u64 pc = w->r.pc, ofs = pc - w->cfg.vm_lo;
 
 	if (pc == w->cfg.cp_ret)
 		return 1;
 	return !n && ((w->cfg.cp_ret && pc - w->cfg.cp_ret < w->cfg.cp_len) ||
-		      (w->cfg.leave_lo && pc >= w->cfg.leave_lo &&
-		       pc < w->cfg.unw_lo + w->cfg.unw_len));
+		      (w->cfg.leave_ofs && ofs >= w->cfg.leave_ofs &&
+		       ofs < (__u64)w->cfg.unw_ofs + w->cfg.unw_len));
 }
 
 /* CFA - rsp i bytes into a VM entry's prologue (lua/x64scan.c: P_PROLOGUE). */
@@ -379,15 +379,15 @@ static LT_INLINE __u32 lt_walk_vm_pushed(__u64 i)
 */
 static LT_INLINE __u32 lt_walk_vm_window(const struct lt_walk *w)
 {
-	__u64 pc = w->r.pc, i;
+	__u64 ofs = w->r.pc - w->cfg.vm_lo, i;
 
 	for (int k = 0; k < LT_LUA_ENTRIES; k++) {
-		i = pc - w->cfg.entry[k];
-		if (w->cfg.entry[k] && i < w->cfg.entry_len[k])
+		i = ofs - w->cfg.entry_ofs[k];
+		if (i < w->cfg.entry_len[k])
 			return lt_walk_vm_pushed(i);
 	}
-	i = pc - w->cfg.unw_lo;
-	if (w->cfg.unw_lo && i < w->cfg.unw_len && i < LT_LUA_UNW_MAX)
+	i = ofs - w->cfg.unw_ofs;
+	if (i < w->cfg.unw_len && i < LT_LUA_UNW_MAX)
 		return 8u * w->cfg.unw_cfa[i];
 	return 0;
 }

@@ -7,8 +7,9 @@
 **   gcache G                  (2) the thread's cached global_State
 **   luacfg ENABLED G2DISP CUR_L VMSTATE JIT_BASE JIT_TRACE VM_LO VM_HI LEAF_LO
 **          LEAF_HI FFI_LO FFI_HI [CP_RET]   (2) the process's LuaJIT facts
-**   luawin CP_LEN LEAVE_LO UNW_LO UNW_CFA ENTRY LEN ENTRY LEN ENTRY LEN ENTRY LEN
-**          LINK_OFS x 8       (2, after luacfg; later, so optional) where a VM
+**   luawin CP_LEN LEAVE_OFS UNW_OFS UNW_CFA ENTRY_OFS LEN (x 4) LINK_OFS (x 8)
+**                             (2, after luacfg; later, so optional; offsets from
+**                             VM_LO) where a VM
 **                             frame is outside L's chain or runs no Lua frame,
 **                             and where a frame's link is being stored;
 **                             UNW_CFA: its bytes as hex, "-" for none
@@ -80,13 +81,12 @@ static void write_stack(FILE *f, const struct uw_snapshot *s)
 /* The luawin line: the VM's entry and exit windows (lt_lua_cfg). */
 static void write_windows(FILE *f, const struct lt_lua_cfg *c)
 {
-	fprintf(f, "luawin %u 0x%llx 0x%llx ", c->cp_len, (unsigned long long)c->leave_lo,
-		(unsigned long long)c->unw_lo);
+	fprintf(f, "luawin %u 0x%x 0x%x ", c->cp_len, c->leave_ofs, c->unw_ofs);
 	for (unsigned i = 0; i < c->unw_len && i < LT_LUA_UNW_MAX; i++)
 		fprintf(f, "%02x", c->unw_cfa[i]);
 	fputs(c->unw_len ? "" : "-", f);
 	for (int k = 0; k < LT_LUA_ENTRIES; k++)
-		fprintf(f, " 0x%llx %u", (unsigned long long)c->entry[k], c->entry_len[k]);
+		fprintf(f, " 0x%x %u", c->entry_ofs[k], c->entry_len[k]);
 	for (int k = 0; k < LT_LUA_LINK_STORES; k++)
 		fprintf(f, " %u", c->link_ofs[k]);
 	fputc('\n', f);
@@ -329,11 +329,14 @@ static int parse_windows(struct fx_reader *r, struct uw_fixture *fx)
 	for (int i = 0; i < 1 + LT_LUA_ENTRIES + LT_LUA_LINK_STORES; i++)
 		if (len[i] > 0xffff)
 			return fx_fail(r, "bad luawin");
+	for (int i = 0; i < 2 + LT_LUA_ENTRIES; i++)
+		if (lo[i] > 0xffffffffull)
+			return fx_fail(r, "bad luawin");
 	for (int k = 0; k < LT_LUA_LINK_STORES; k++)
 		c->link_ofs[k] = (__u16)len[1 + LT_LUA_ENTRIES + k];
-	c->cp_len = (__u16)len[0], c->leave_lo = lo[0], c->unw_lo = lo[1];
+	c->cp_len = (__u16)len[0], c->leave_ofs = (__u32)lo[0], c->unw_ofs = (__u32)lo[1];
 	for (int k = 0; k < LT_LUA_ENTRIES; k++)
-		c->entry[k] = lo[2 + k], c->entry_len[k] = (__u16)len[1 + k];
+		c->entry_ofs[k] = (__u32)lo[2 + k], c->entry_len[k] = (__u16)len[1 + k];
 	return 0;
 }
 

@@ -368,20 +368,23 @@ struct lt_lua_cfg {
 	__u32 gwin_len;		/* holds the G fields above and the main lua_State's */
 	__u64 cp_ret;		/* absolute: lj_vm_cpcall's return address from its
 				   C function (0: unknown), see LT_HOW_F_CP */
-	__u64 entry[LT_LUA_ENTRIES];	/* absolute: the VM entries' prologues (0: none) */
+	/* Offsets from vm_lo, to keep this struct small: it is copied into the
+	** walk's scratch, and when the windows after it moved by 24 bytes a sample
+	** cost 9-26% more here (docs/PERFORMANCE.md, 2026-12-07 evening). */
+	__u32 entry_ofs[LT_LUA_ENTRIES];	/* the VM entries' prologues */
 	__u16 entry_len[LT_LUA_ENTRIES];	/* bytes from there through the store that
-					   links the frame into L->cframe */
-	__u64 leave_lo;		/* absolute: vm_leave_cp, where the VM returns to C (0:
-				   unknown); a leaf from there to unw_lo + unw_len, or
-				   in cp_len bytes from cp_ret, runs no Lua frame */
-	__u64 unw_lo;		/* absolute: vm_leave_cp's epilogue after L->cframe's
-				   restore: L's chain no longer names the frame */
+					   links the frame into L->cframe (0: none) */
+	__u32 leave_ofs;	/* vm_leave_cp, where the VM returns to C (0: unknown);
+				   a leaf from there to unw_ofs + unw_len, or in cp_len
+				   bytes from cp_ret, runs no Lua frame */
+	__u32 unw_ofs;		/* vm_leave_cp's epilogue after L->cframe's restore:
+				   L's chain no longer names the frame */
 	__u16 cp_len;
 	__u16 unw_len;		/* bytes of unw_cfa in use */
-	__u8 unw_cfa[LT_LUA_UNW_MAX];	/* per byte from unw_lo: (CFA - rsp) / 8 where an
+	__u8 unw_cfa[LT_LUA_UNW_MAX];	/* per byte from unw_ofs: (CFA - rsp) / 8 where an
 					   instruction starts, 0 elsewhere */
-	__u16 link_ofs[LT_LUA_LINK_STORES];	/* from vm_lo: the interpreter's stores of a
-					   new frame's link from rbx (0: none) */
+	__u16 link_ofs[LT_LUA_LINK_STORES];	/* the interpreter's stores of a new
+					   frame's link from rbx (0: none) */
 };
 
 /* -- Layout checks ------------------------------------------------------------ */
@@ -408,7 +411,7 @@ _Static_assert(sizeof(struct lt_uw_row) == 8, "lt_uw_row layout");
 _Static_assert(sizeof(struct lt_uw_mapping) == 48, "lt_uw_mapping layout");
 _Static_assert(sizeof(struct lt_uw_pidx) == 8, "lt_uw_pidx: an array map's element stride");
 _Static_assert(sizeof(struct lt_uw_proc) == 8 + 48 * LT_MAX_MAPPINGS, "lt_uw_proc layout");
-_Static_assert(sizeof(struct lt_lua_cfg) == 184, "lt_lua_cfg layout");
+_Static_assert(sizeof(struct lt_lua_cfg) == 160, "lt_lua_cfg layout");
 _Static_assert(sizeof(struct lt_uw_target) == 8, "lt_uw_target: one word");
 
 _Static_assert((LT_MAX_USER & (LT_MAX_USER - 1)) == 0, "LT_MAX_USER: a power of two");

@@ -482,8 +482,8 @@ static struct lt_sample vm_window_walk(uint64_t pc, uint64_t d)
 	};
 	struct lt_lua_cfg cfg = { .enabled = 1, .g2disp = VM_G2DISP, .off_vmstate = VM_VMSTATE,
 				  .off_cur_L = VM_CUR_L, .vm_lo = 0x401000, .vm_hi = 0x401100,
-				  .entry = { 0x401010, 0, 0, 0 }, .entry_len = { 0x30, 0, 0, 0 },
-				  .leave_lo = 0x401078, .unw_lo = 0x401081, .unw_len = 13,
+				  .entry_ofs = { 0x10, 0, 0, 0 }, .entry_len = { 0x30, 0, 0, 0 },
+				  .leave_ofs = 0x78, .unw_ofs = 0x81, .unw_len = 13,
 				  .unw_cfa = { 10, 0, 10, 0, 0, 0, 5, 0, 4, 0, 3, 2, 1 } };
 	struct lt_uw_proc p = one_proc(6);
 	uint64_t sp = BASE + 0x100;
