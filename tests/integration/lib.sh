@@ -191,6 +191,23 @@ lj_run() {
 	fi
 }
 
+# merge_run OUT COMMAND...: start COMMAND, profile it 4 s at 499 Hz with
+# --mark-fallback into OUT after 0.5 s of start-up, stop it; then OUT.merged holds
+# OUT's merged stacks, and $total and $fb the samples and fallback stacks.
+merge_run() {
+	_out=$1
+	shift
+	start "$@"
+	_pid=$!
+	sleep 0.5
+	"$LUATOP" -F 499 -p "$_pid" --duration 4 --mark-fallback -o "$_out" 2>"$TMP/err" ||
+		fail "luatop failed: $(grep -v '^libbpf' "$TMP/err")"
+	kill "$_pid"
+	total=$(folded_total "$_out")
+	fb=$(folded_has_count "$_out" '^\[fallback\];')
+	grep -v '^\[fallback\];' "$_out" >"$_out.merged"
+}
+
 # build_lua_host FLAVOUR OUT: build tests/workloads/luahost/luahost.c into OUT, linked
 # with FLAVOUR's libluajit: OpenResty's shared libluajit-5.1.so.2, upstream's static
 # libluajit-5.1.a. Prints the compiler's complaint and returns 1 on failure.

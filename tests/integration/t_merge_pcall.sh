@@ -12,16 +12,9 @@ for flavour in $(lj_flavours); do
 	host=$TMP/luahost-$flavour
 	out=$(build_lua_host "$flavour" "$host") || fail "cannot build the $flavour host: $out"
 	for mode in jit joff; do
-		start "$host" "$TOP/tests/workloads/luahost/pcall.lua" 30 /dev/null "$mode"
-		pid=$!
-		sleep 0.5
-		"$LUATOP" -F 499 -p "$pid" --duration 4 --mark-fallback -o "$TMP/p.folded" \
-			2>"$TMP/err" || fail "luatop failed: $(grep -v '^libbpf' "$TMP/err")"
-		kill "$pid"
-		total=$(folded_total "$TMP/p.folded")
-		fb=$(folded_has_count "$TMP/p.folded" '^\[fallback\];')
-		grep -v '^\[fallback\];' "$TMP/p.folded" >"$TMP/merged.folded"
-		inlua=$(folded_has_count "$TMP/merged.folded" ';host_pcalls;lua_pcall;pcall[.]lua:[0-9]+$')
+		merge_run "$TMP/p.folded" "$host" "$TOP/tests/workloads/luahost/pcall.lua" 30 \
+			/dev/null "$mode"
+		inlua=$(folded_has_count "$TMP/p.folded.merged" ';host_pcalls;lua_pcall;pcall[.]lua:[0-9]+$')
 		echo "    $flavour $mode: samples=$total fallback=$fb in-host_loop=$inlua" >&2
 		# 499 Hz x 4 s of a busy thread is ~2,000 samples.
 		[ "$total" -ge 200 ] || fail "$flavour $mode: too few samples: $total"

@@ -18,18 +18,10 @@ for flavour in $(lj_flavours); do
 	[ -n "$range" ] || fail "no VM FDE in $lj"
 	for mode in jit joff; do
 		j=; [ "$mode" = joff ] && j=-joff
-		start "$lj" $j "$TOP/tests/workloads/sort.lua" 30
-		pid=$!
-		sleep 0.5
-		"$LUATOP" -F 499 -p "$pid" --duration 4 --mark-fallback -o "$TMP/s.folded" \
-			2>"$TMP/err" || fail "luatop failed: $(grep -v '^libbpf' "$TMP/err")"
-		kill "$pid"
-		total=$(folded_total "$TMP/s.folded")
-		fb=$(folded_has_count "$TMP/s.folded" '^\[fallback\];')
-		grep -v '^\[fallback\];' "$TMP/s.folded" >"$TMP/merged.folded"
-		self=$(folded_has_count "$TMP/merged.folded" ';table[.]sort$')
-		cmp=$(folded_has_count "$TMP/merged.folded" ';table[.]sort;.*;cmp \(sort[.]lua:[0-9]+\)$')
-		vmleft=$(VM_SHOW=1 count_vm_frames "$TMP/merged.folded" luajit $range)
+		merge_run "$TMP/s.folded" "$lj" $j "$TOP/tests/workloads/sort.lua" 30
+		self=$(folded_has_count "$TMP/s.folded.merged" ';table[.]sort$')
+		cmp=$(folded_has_count "$TMP/s.folded.merged" ';table[.]sort;.*;cmp \(sort[.]lua:[0-9]+\)$')
+		vmleft=$(VM_SHOW=1 count_vm_frames "$TMP/s.folded.merged" luajit $range)
 		echo "    $flavour $mode: samples=$total fallback=$fb sort-self=$self" \
 			"comparator=$cmp vm-frames-left=$vmleft" >&2
 		# 499 Hz x 4 s of a busy thread is ~2,000 samples.
@@ -40,13 +32,13 @@ for flavour in $(lj_flavours); do
 			fail "$flavour $mode: $fb fallback stacks, more than 0.5% of $total plus 10"
 		}
 		[ $((self * 100)) -le "$total" ] || {
-			grep ';table[.]sort [0-9]*$' "$TMP/merged.folded" | head -3 | cut -c1-300 >&2
+			grep ';table[.]sort [0-9]*$' "$TMP/s.folded.merged" | head -3 | cut -c1-300 >&2
 			fail "$flavour $mode: $self of $total samples on table.sort itself"
 		}
 		# The comparator is a good part of each sort (a third to a half measured).
 		[ $((cmp * 10)) -ge "$total" ] || fail "$flavour $mode: too few samples in cmp"
 		[ "$vmleft" -eq 0 ] || {
-			awk '{ print $NF "\t" $0 }' "$TMP/merged.folded" | sort -rn | head -3 |
+			awk '{ print $NF "\t" $0 }' "$TMP/s.folded.merged" | sort -rn | head -3 |
 				cut -c1-400 >&2
 			fail "$flavour $mode: VM frames left in $vmleft samples"
 		}
