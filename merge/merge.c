@@ -127,7 +127,7 @@ static int vm_is_leaf(const struct mg_input *in)
 ** function written in C: the innermost activation is a call or return in
 ** progress. So is a lone VM activation at the leaf with no Lua frame at all:
 ** the VM between C's call and its first frame, or after its last frame
-** returned (a C host's lua_pcall in a loop spends ~12% of its time there). */
+** returned (6-12% of the samples of a C host calling lua_pcall in a loop). */
 static int in_call_window(const struct mg_input *in, unsigned nvm, unsigned ns)
 {
 	const struct lt_lua_frame *top;
