@@ -114,13 +114,11 @@ static int precheck(const struct mg_input *in, unsigned nvm)
 	return -1;
 }
 
-/* Is the one VM activation the innermost native frame, in VM code (not a
-** trace, which always runs Lua frames)? */
+/* Is the one VM activation the innermost native frame (VM code, or a trace
+** that has returned its function's results to C: a function trace's end)? */
 static int vm_is_leaf(const struct mg_input *in)
 {
-	uint8_t how = in->n_native ? in->native_how[in->n_native - 1] : 0;
-
-	return is_vm(how) && !(how & LT_HOW_F_TRACE);
+	return in->n_native && is_vm(in->native_how[in->n_native - 1]);
 }
 
 /* Rule 5: one VM activation more than segments, and the Lua stack ends in a
@@ -148,13 +146,15 @@ int merge__stacks(const struct mg_input *in, struct mg_ref *out, unsigned *n, in
 	*n = 0;
 	for (unsigned i = 0; i < in->n_native; i++)
 		nvm += is_vm(in->native_how[i]);
-	/* Nothing to merge: no LuaJIT, or a whole native stack that met neither the
-	** VM nor Lua. A cut one may have stopped short of them (code without
-	** tables at the leaf: new JIT code, a thread whose VM is not known yet). */
+	/* Nothing to merge: no LuaJIT, or a whole native stack that met neither a
+	** VM activation nor Lua (a VM frame that runs no Lua frame is left out, as
+	** below). A cut one may have stopped short of them (code without tables at
+	** the leaf: new JIT code, a thread whose VM is not known yet). */
 	if (!in->lua_process || (!nvm && !in->n_lua && in->native_complete)) {
 		*reason = -1;
 		for (unsigned i = 0; i < in->n_native; i++)
-			put(out, n, MG_NATIVE, i);
+			if (!is_cp(in->native_how[i]))
+				put(out, n, MG_NATIVE, i);
 		for (unsigned i = 0; i < in->n_kernel; i++)
 			put(out, n, MG_KERNEL, i);
 		return 0;
