@@ -208,6 +208,18 @@ merge_run() {
 	grep -v '^\[fallback\];' "$_out" >"$_out.merged"
 }
 
+# merge_checks OUT TAG: after merge_run, fail unless OUT has 200 samples or more
+# (499 Hz x 4 s of a busy thread is ~2,000) and at most 0.5% of them plus 10
+# fallback stacks (a burst of a few at a time), showing the commonest.
+merge_checks() {
+	[ "$total" -ge 200 ] || fail "$2: too few samples: $total"
+	[ "$fb" -le $((total / 200 + 10)) ] || {
+		grep '^\[fallback\]' "$1" | awk '{ print $NF "\t" $0 }' | sort -rn | head -3 |
+			cut -c1-300 >&2
+		fail "$2: $fb fallback stacks, more than 0.5% of $total plus 10"
+	}
+}
+
 # build_lua_host FLAVOUR OUT: build tests/workloads/luahost/luahost.c into OUT, linked
 # with FLAVOUR's libluajit: OpenResty's shared libluajit-5.1.so.2, upstream's static
 # libluajit-5.1.a. Prints the compiler's complaint and returns 1 on failure.

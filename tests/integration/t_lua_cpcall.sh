@@ -7,19 +7,11 @@
 # Before 2026-12-06 77-78% of this workload's samples fell back (two runs, each
 # flavour); now 0.2%, the start-up's.
 for flavour in $(lj_flavours); do
-	start "$(lj_bin "$flavour")" "$TOP/tests/workloads/record.lua" 30
-	pid=$!
-	sleep 0.5
-	"$LUATOP" -F 499 -p "$pid" --duration 3 --mark-fallback -o "$TMP/r.folded" 2>"$TMP/err" ||
-		fail "luatop failed: $(cat "$TMP/err")"
-	kill "$pid"
-	total=$(folded_total "$TMP/r.folded")
-	fb=$(folded_has_count "$TMP/r.folded" '^\[fallback\];')
+	merge_run "$TMP/r.folded" "$(lj_bin "$flavour")" "$TOP/tests/workloads/record.lua" 30
 	# Merged, with native frames (the recorder's) under work's Lua frame.
-	under=$(grep -v '^\[fallback\];' "$TMP/r.folded" |
-		folded_has_count /dev/stdin ';work \(record[.]lua:[0-9]+\);[^;]')
+	under=$(folded_has_count "$TMP/r.folded.merged" ';work \(record[.]lua:[0-9]+\);[^;]')
 	echo "    $flavour: samples=$total fallback=$fb native-under-work=$under" >&2
-	# 499 Hz x 3 s of a busy thread is ~1,500 samples.
+	# 499 Hz x 4 s of a busy thread is ~2,000 samples.
 	[ "$total" -ge 200 ] || fail "$flavour: too few samples: $total"
 	[ $((fb * 20)) -le "$total" ] || {
 		grep '^\[fallback\];' "$TMP/r.folded" | awk '{ print $NF "\t" $0 }' | sort -rn |

@@ -26,13 +26,7 @@ for flavour in $(lj_flavours); do
 		vmleft=$(VM_SHOW=1 count_vm_frames "$TMP/p.vm" "${vm##*/}" $range)
 		echo "    $flavour $mode: samples=$total fallback=$fb in-host_loop=$inlua" \
 			"vm-frames-left=$vmleft" >&2
-		# 499 Hz x 4 s of a busy thread is ~2,000 samples.
-		[ "$total" -ge 200 ] || fail "$flavour $mode: too few samples: $total"
-		[ "$fb" -le $((total / 200 + 10)) ] || {
-			grep '^\[fallback\]' "$TMP/p.folded" | awk '{ print $NF "\t" $0 }' |
-				sort -rn | head -3 | cut -c1-300 >&2
-			fail "$flavour $mode: $fb fallback stacks, more than 0.5% of $total plus 10"
-		}
+		merge_checks "$TMP/p.folded" "$flavour $mode"
 		# host_loop itself is a part of each call (14-19% measured): a twentieth.
 		[ $((inlua * 20)) -ge "$total" ] || fail "$flavour $mode: too few samples in host_loop"
 		[ "$vmleft" -eq 0 ] || fail "$flavour $mode: VM frames left in $vmleft samples"

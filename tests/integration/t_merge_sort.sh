@@ -24,13 +24,7 @@ for flavour in $(lj_flavours); do
 		vmleft=$(VM_SHOW=1 count_vm_frames "$TMP/s.folded.merged" luajit $range)
 		echo "    $flavour $mode: samples=$total fallback=$fb sort-self=$self" \
 			"comparator=$cmp vm-frames-left=$vmleft" >&2
-		# 499 Hz x 4 s of a busy thread is ~2,000 samples.
-		[ "$total" -ge 200 ] || fail "$flavour $mode: too few samples: $total"
-		[ "$fb" -le $((total / 200 + 10)) ] || {
-			grep '^\[fallback\]' "$TMP/s.folded" | awk '{ print $NF "\t" $0 }' |
-				sort -rn | head -3 | cut -c1-300 >&2
-			fail "$flavour $mode: $fb fallback stacks, more than 0.5% of $total plus 10"
-		}
+		merge_checks "$TMP/s.folded" "$flavour $mode"
 		[ $((self * 100)) -le "$total" ] || {
 			grep ';table[.]sort [0-9]*$' "$TMP/s.folded.merged" | head -3 | cut -c1-300 >&2
 			fail "$flavour $mode: $self of $total samples on table.sort itself"
