@@ -436,7 +436,6 @@ static const char *dt_crosscheck(const struct luabuild *o, const uint64_t *v)
 	return NULL;
 }
 
-/* Derive the sizes and offsets from the VM code and lj_bc_ofs (step 2 and 3). */
 /*
 ** Each entry's window, up to its link (x64scan__links), ends where another
 ** entry's prologue starts: lj_vm_pcall's runs on into lj_vm_call's, which
@@ -454,6 +453,7 @@ static void dt_windows(struct luabuild *o, const struct x64_entry *en, const uin
 	}
 }
 
+/* Derive the sizes and offsets from the VM code and lj_bc_ofs (step 2 and 3). */
 static int dt_vm(struct dt_ctx *c, const uint8_t *code, size_t len)
 {
 	struct luabuild *o = c->out;
