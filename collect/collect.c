@@ -370,24 +370,29 @@ const struct collect_site *collector__site(const struct collector *c, uint32_t f
 	return frame < c->sites_cap && c->sites[frame].path ? &c->sites[frame] : NULL;
 }
 
-/* The frame of a native address of pid (0: a kernel address), named once. */
+/*
+** The frame of a native address of pid (0: a kernel address), named once. An
+** address in no mapping the model knows is asked again each time: a sample
+** can come before the maps are re-read after a library was mapped (the dynamic
+** loader's first calls into libc), and caching it would leave that address
+** [unknown] for the rest of the run.
+*/
 static uint32_t native_frame(struct collector *c, int32_t pid, uint64_t addr)
 {
 	struct symbol sym;
 	uint32_t id;
-	int named;
+	int rc;
 
 	if (framecache__get(c->cache, pid, addr, &id))
 		return id;
 	memset(&sym, 0, sizeof(sym));	/* not before: most frames are known */
-	if (pid)
-		named = symbolizer__user(c->sym, pid, addr, &sym) == 0;
-	else
-		named = symbolizer__kernel(c->sym, addr, &sym) == 0;
+	rc = pid ? symbolizer__user(c->sym, pid, addr, &sym) : symbolizer__kernel(c->sym, addr, &sym);
 	id = frametab__intern(c->frames, pid ? FRAME_NATIVE : FRAME_KERNEL,
 			      sym.name ? sym.name : "[unknown]", sym.module);
+	if (rc == -EAGAIN)
+		return id;
 	if (id == UINT32_MAX || framecache__put(c->cache, pid, addr, id) ||
-	    (sym.path && note_site(c, id, &sym, named && sym.offset <= addr - sym.map_start ?
+	    (sym.path && note_site(c, id, &sym, rc == 0 && sym.offset <= addr - sym.map_start ?
 						   addr - sym.offset : addr)))
 		return UINT32_MAX;
 	return id;

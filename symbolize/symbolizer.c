@@ -800,8 +800,12 @@ int symbolizer__user(struct symbolizer *s, int pid, uint64_t addr, struct symbol
 	out->path = NULL;
 	out->build_id = "";
 	out->map_start = out->map_end = out->map_offset = 0;
-	if (!s || pid <= 0 || !(tp = tmodel__proc(s->model, pid)) || (i = tproc__find(tp, addr)) < 0)
+	if (!s || pid <= 0 || !(tp = tmodel__proc(s->model, pid)))
 		return unknown(out);
+	if ((i = tproc__find(tp, addr)) < 0) {
+		unknown(out);
+		return -EAGAIN;		/* maybe mapped after the maps were read */
+	}
 	m = &tproc__maps(tp)->maps[i];
 	if (anon_exec(m) && (p = proc_get(tp)) && !perfmap_lookup(s, p, addr, out))
 		return 0;

@@ -65,7 +65,10 @@ struct symbol {
 ** symbolizer__delete. Returns 0 when a symbol was found, 1 when only the module is
 ** known (name "module+0xOFF", the offset is the ELF virtual address when the file
 ** could be read, else the file offset), -ENOENT when unknown (name "[unknown]";
-** also for anonymous mappings such as JIT code that no perf map entry covers).
+** also for anonymous mappings such as JIT code that no perf map entry covers),
+** -EAGAIN when no mapping of pid covers it as its maps were last read (also
+** "[unknown]"): a library mapped since then is found once the maps are read again
+** (a miss re-reads them at most every TPROC_REREAD_NS), so do not keep the answer.
 */
 int symbolizer__user(struct symbolizer *s, int pid, uint64_t addr, struct symbol *out);
 int symbolizer__kernel(struct symbolizer *s, uint64_t addr, struct symbol *out);

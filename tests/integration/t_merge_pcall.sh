@@ -20,10 +20,7 @@ for flavour in $(lj_flavours); do
 		merge_run "$TMP/p.folded" "$host" "$TOP/tests/workloads/luahost/pcall.lua" 30 \
 			/dev/null "$mode"
 		inlua=$(folded_has_count "$TMP/p.folded.merged" ';host_pcalls;lua_pcall;pcall[.]lua:[0-9]+$')
-		# libc's __libc_start_call_main is named in some runs only: its
-		# [unknown] there is not a VM frame.
-		sed 's/;\[unknown\];main;/;main;/' "$TMP/p.folded.merged" >"$TMP/p.vm"
-		vmleft=$(VM_SHOW=1 count_vm_frames "$TMP/p.vm" "${vm##*/}" $range)
+		vmleft=$(VM_SHOW=1 count_vm_frames "$TMP/p.folded.merged" "${vm##*/}" $range)
 		echo "    $flavour $mode: samples=$total fallback=$fb in-host_loop=$inlua" \
 			"vm-frames-left=$vmleft" >&2
 		merge_checks "$TMP/p.folded" "$flavour $mode"

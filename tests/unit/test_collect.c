@@ -4,8 +4,12 @@
 ** addresses of this test's own code, which the symbolizer reads from /proc/self.
 */
 #include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collect/collect.h"
@@ -173,6 +177,77 @@ Test(collect, offcpu_waits_for_events_are_rooted_at_idle)
 	cr_assert_neq(calltree__child(collector__tree(c, EV_OFFCPU, COLLECT_MERGED), CT_ROOT,
 				      frametab__special(collector__frames(c), SPECIAL_IDLE)),
 		      CT_NONE, "the live view's tree has [idle] under the root");
+	collector__delete(c);
+	tmodel__delete(m);
+}
+
+/* -- Addresses in no mapping yet ---------------------------------------------- */
+
+struct leaf_named {
+	const struct frametab *ft;
+	const char *want;	/* the leaf's name, the first samples' excepted */
+	uint64_t named;
+};
+
+static int count_leaf(const uint32_t *frames, uint32_t n, uint64_t count, void *ctx)
+{
+	struct leaf_named *l = ctx;
+	const struct frame *fr = n ? frametab__get(l->ft, frames[n - 1]) : NULL;
+
+	if (fr && !strcmp(fr->name, l->want))
+		l->named += count;
+	return 0;
+}
+
+/* Milliseconds on CLOCK_MONOTONIC. */
+static double mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/*
+** A file mapped after the collector read the maps (a library the dynamic loader
+** maps as the program starts): its address is [unknown] until the maps are
+** re-read, at most every TPROC_REREAD_NS, and named from then on. Caching the
+** first answer kept libc's __libc_start_call_main [unknown] in whole runs.
+*/
+Test(collect, an_address_mapped_after_the_maps_were_read_is_named_later)
+{
+	struct tmodel *m = tmodel__new();
+	struct collector *c = m ? collector__new(m) : NULL;
+	char path[] = "/tmp/luatop-collect-XXXXXX", page[4096], want[64];
+	struct leaf_named l = { .want = want };
+	struct lt_sample late;
+	double t0;
+	void *p;
+	int fd = mkstemp(path);
+
+	cr_assert(c && fd >= 0);
+	memset(page, 0x90, sizeof(page));
+	cr_assert_eq(write(fd, page, sizeof(page)), (ssize_t)sizeof(page));
+	t0 = mono_ms();
+	cr_assert_eq(collector__add(c, own_sample()), 0);	/* the maps are read */
+	p = mmap(NULL, sizeof(page), PROT_READ, MAP_PRIVATE, fd, 0);
+	cr_assert_neq(p, MAP_FAILED);
+	close(fd);
+	unlink(path);
+	snprintf(want, sizeof(want), "%s+0x10", strrchr(path, '/') + 1);
+	late = *own_sample();
+	late.user[0] = (__u64)(uintptr_t)p + 0x10;
+	cr_assert_eq(collector__add(c, &late), 0);
+	l.ft = collector__frames(c);
+	stacktab__foreach(collector__stacks(c, EV_CPU, COLLECT_RAW), count_leaf, &l);
+	if (mono_ms() - t0 < 90)
+		cr_assert_eq(l.named, 0, "the maps are not re-read within 100 ms");
+	usleep(120 * 1000);
+	cr_assert_eq(collector__add(c, &late), 0);
+	l.named = 0;
+	stacktab__foreach(collector__stacks(c, EV_CPU, COLLECT_RAW), count_leaf, &l);
+	cr_assert_eq(l.named, 1, "named once the maps are read again");
+	munmap(p, sizeof(page));
 	collector__delete(c);
 	tmodel__delete(m);
 }
