@@ -467,7 +467,11 @@ static unsigned lua_frames(struct collector *c, const struct lt_sample *s)
 	p = lproc_of(c, (int)s->tgid, 1);
 	pc = trace_frame_pc(s);
 	if (!pc || !p) {
-		c->stats.trace_why[LUATRACE_WHY_NO_FRAME]++;
+		/* A trace that ends without linking jumps to vm_exit_interp, which
+		** resets vmstate only as it dispatches the next bytecode: the Lua
+		** frames are the walk's, the function's at least. */
+		c->stats.trace_why[sample__n_user(s) && s->user_how[0] & LT_HOW_F_VM ?
+				   LUATRACE_WHY_LEFT : LUATRACE_WHY_NO_FRAME]++;
 		return nl;
 	}
 	if (s->trace_T && !luatraces__header(p->traces, s->trace_hdr, s->trace_T, &h))

@@ -251,3 +251,43 @@ Test(collect, an_address_mapped_after_the_maps_were_read_is_named_later)
 	collector__delete(c);
 	tmodel__delete(m);
 }
+
+/* -- Trace samples without a trace frame -------------------------------------- */
+
+/* A sample whose vmstate names trace 3 and whose one Lua frame is at the leaf;
+** its native leaf is VM code (how) or not. */
+static const struct lt_sample *trace_sample(unsigned how)
+{
+	own_sample();
+	sample.flags = LT_SAMPLE_LUA;
+	sample.G = 0x1000;
+	sample.vmstate = 3;
+	sample.n_lua = 1;
+	sample.lua[0] = (struct lt_lua_frame){ .fn = 0x2000, .addr = 0x3000, .kind = LT_LUA_LUA };
+	sample.user_how[0] = (__u8)how;
+	return &sample;
+}
+
+/*
+** A trace that ends without a link jumps to vm_exit_interp, which leaves vmstate
+** at the trace's number until it dispatches the next bytecode: its samples are
+** counted apart from those whose trace frame is missing (a C host's function
+** trace returning through lua_pcall: about half of its trace samples).
+*/
+Test(collect, trace_samples_in_vm_exit_interp_are_counted_apart)
+{
+	struct tmodel *m = tmodel__new();
+	struct collector *c = m ? collector__new(m) : NULL;
+	const struct collector_stats *st;
+
+	cr_assert_not_null(c);
+	cr_assert_eq(collector__add(c, trace_sample(LT_HOW_LEAF | LT_HOW_F_VM)), 0);
+	cr_assert_eq(collector__add(c, trace_sample(LT_HOW_LEAF)), 0);
+	st = collector__stats(c);
+	cr_assert_eq(st->trace_samples, 2);
+	cr_assert_eq(st->trace_mapped, 0);
+	cr_assert_eq(st->trace_why[LUATRACE_WHY_LEFT], 1, "leaf in the VM");
+	cr_assert_eq(st->trace_why[LUATRACE_WHY_NO_FRAME], 1, "leaf elsewhere");
+	collector__delete(c);
+	tmodel__delete(m);
+}
