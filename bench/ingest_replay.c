@@ -217,6 +217,9 @@ int main(int argc, char **argv)
 			if (st->trace_why[w])
 				printf("        %.2f%% %s\n", 100.0 * st->trace_why[w] / st->trace_samples,
 				       luatrace__why_text(w));
+		if (st->trace_left)
+			printf("        and %llu samples as a trace left for the interpreter\n",
+			       (unsigned long long)st->trace_left);
 	}
 	for (int k = 0; k < nrules; k++) {
 		collector__delete(c[k]);

@@ -322,17 +322,24 @@ static void report_traces(const struct collector *c)
 	const struct collector_stats *st = collector__stats(c);
 	struct luatraces_stats ts;
 
+	if (st->trace_samples) {
+		lt_log(LT_LOG_INFO, "%.1f%% of the %llu samples in JIT traces mapped to their "
+		       "snapshot, %.1f%% with inlined frames",
+		       100.0 * st->trace_mapped / st->trace_samples,
+		       (unsigned long long)st->trace_samples,
+		       100.0 * st->trace_inlined / st->trace_samples);
+		for (int r = 0; r < LUATRACE_WHY__COUNT; r++)
+			if (st->trace_why[r])
+				lt_log(LT_LOG_INFO, "  %6.2f%% %s",
+				       100.0 * st->trace_why[r] / st->trace_samples,
+				       luatrace__why_text(r));
+	}
+	if (st->trace_left)
+		lt_log(LT_LOG_INFO, "%llu samples as a trace left for the interpreter "
+		       "(vm_exit_interp): the walk's Lua frames", (unsigned long long)st->trace_left);
 	if (!st->trace_samples)
 		return;
 	collector__trace_cache(c, &ts);
-	lt_log(LT_LOG_INFO, "%.1f%% of the %llu samples in JIT traces mapped to their snapshot, "
-	       "%.1f%% with inlined frames", 100.0 * st->trace_mapped / st->trace_samples,
-	       (unsigned long long)st->trace_samples,
-	       100.0 * st->trace_inlined / st->trace_samples);
-	for (int r = 0; r < LUATRACE_WHY__COUNT; r++)
-		if (st->trace_why[r])
-			lt_log(LT_LOG_INFO, "  %6.2f%% %s", 100.0 * st->trace_why[r] / st->trace_samples,
-			       luatrace__why_text(r));
 	lt_log(LT_LOG_DEBUG, "trace cache: %llu lookups, %llu traces decoded, %llu searches "
 	       "of J->trace, %llu restarts", (unsigned long long)ts.lookups,
 	       (unsigned long long)ts.loads, (unsigned long long)ts.scans,

@@ -463,15 +463,18 @@ static unsigned lua_frames(struct collector *c, const struct lt_sample *s)
 	if (sample__vm_state(s) != VM_JIT || !nl || s->lua[0].kind != LT_LUA_LUA ||
 	    c->trace_rule == LUATRACE_RULE_OFF)
 		return nl;
-	c->stats.trace_samples++;
-	p = lproc_of(c, (int)s->tgid, 1);
 	pc = trace_frame_pc(s);
-	if (!pc || !p) {
+	if (!pc && sample__n_user(s) && s->user_how[0] & LT_HOW_F_VM) {
 		/* A trace that ends without linking jumps to vm_exit_interp, which
 		** resets vmstate only as it dispatches the next bytecode: the Lua
-		** frames are the walk's, the function's at least. */
-		c->stats.trace_why[sample__n_user(s) && s->user_how[0] & LT_HOW_F_VM ?
-				   LUATRACE_WHY_LEFT : LUATRACE_WHY_NO_FRAME]++;
+		** frames are the walk's, right per function. */
+		c->stats.trace_left++;
+		return nl;
+	}
+	c->stats.trace_samples++;
+	p = lproc_of(c, (int)s->tgid, 1);
+	if (!pc || !p) {
+		c->stats.trace_why[LUATRACE_WHY_NO_FRAME]++;
 		return nl;
 	}
 	if (s->trace_T && !luatraces__header(p->traces, s->trace_hdr, s->trace_T, &h))

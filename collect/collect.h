@@ -43,6 +43,9 @@ struct collector_stats {
 	uint64_t vm[VM_STATE__COUNT];	/* LuaJIT samples by VM state */
 	uint64_t vm_weight[EV__COUNT][VM_STATE__COUNT];	/* ... their counts in each event */
 	uint64_t trace_samples;	/* samples in a JIT trace */
+	uint64_t trace_left;	/* not counted there: vmstate names a trace, but the
+				   code had left it for the interpreter (vm_exit_interp);
+				   the walk's Lua frames, no snapshot needed */
 	uint64_t trace_mapped;	/* ... whose frames came from the snapshot at their pc */
 	uint64_t trace_inlined;	/* ... with frames the trace inlined */
 	uint64_t trace_why[LUATRACE_WHY__COUNT];	/* why the others kept the sampler's */

@@ -24,7 +24,6 @@
 ** LUATRACE_WHY(NAME, "text"). */
 #define LUATRACE_WHY_LIST(X)							\
 	X(GONE,		"trace flushed before its sample was read")		\
-	X(LEFT,		"trace left for the interpreter at vm_exit_interp")	\
 	X(NO_FRAME,	"no trace frame found in the native stack")		\
 	X(OUTSIDE,	"pc in no trace of the process")			\
 	X(NO_MCOFS,	"LuaJIT build without snapshot code offsets")		\
