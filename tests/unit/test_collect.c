@@ -9,7 +9,6 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "collect/collect.h"
@@ -17,6 +16,7 @@
 #include "profile/stacks.h"
 #include "proc/model.h"
 #include "wire/luatop.h"
+#include "tests/unit/mono.h"
 
 static struct lt_sample sample;
 
@@ -197,15 +197,6 @@ static int count_leaf(const uint32_t *frames, uint32_t n, uint64_t count, void *
 	if (fr && !strcmp(fr->name, l->want))
 		l->named += count;
 	return 0;
-}
-
-/* Milliseconds on CLOCK_MONOTONIC. */
-static double mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 /*

@@ -23,6 +23,7 @@
 #include "symbolize/kallsyms.h"
 #include "proc/procmaps.h"
 #include "symbolize/symbolizer.h"
+#include "tests/unit/mono.h"
 
 #define LIBC_PATH "/lib/x86_64-linux-gnu/libc.so.6"
 
@@ -743,15 +744,6 @@ Test(symbolize, symbolizer_self)
 	symbolizer__forget(s, 12345);		/* unknown pid: no-op */
 	symbolizer__delete(s);
 	symbolizer__delete(NULL);
-}
-
-/* Milliseconds on CLOCK_MONOTONIC. */
-static double mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 Test(symbolize, symbolizer_new_mapping_and_deleted)
