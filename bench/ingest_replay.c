@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "collect/collect.h"
 #include "lua/detect.h"
 #include "lua/trace.h"
@@ -34,14 +35,6 @@ struct recording {
 	struct lt_sample *s;
 	size_t n;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static int load(const char *path, struct recording *r)
 {
@@ -107,14 +100,14 @@ static double pass(struct collector *c, const struct recording *r)
 {
 	uint64_t t0;
 
-	collector__epoch(c, now_ns() + 1);
-	t0 = now_ns();
+	collector__epoch(c, clock__mono_ns() + 1);
+	t0 = clock__mono_ns();
 	for (size_t i = 0; i < r->n; i++)
 		if (collector__add(c, &r->s[i])) {
 			fprintf(stderr, "ingest_replay: out of memory\n");
 			exit(1);
 		}
-	return (double)(now_ns() - t0) / (double)r->n;
+	return (double)(clock__mono_ns() - t0) / (double)r->n;
 }
 
 static const char *const output_names[] = { "all", "live", "batch" };

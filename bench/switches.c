@@ -13,14 +13,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
+
 static int ping[2], pong[2];
 
 static double now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
+	return (double)clock__mono_ns() / 1e9;
 }
 
 static void *echo(void *arg)

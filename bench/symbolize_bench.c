@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "base/clock.h"
 #include "symbolize/elfsyms.h"
 #include "proc/procmaps.h"
 #include "symbolize/symbolizer.h"
@@ -29,10 +30,7 @@ static const char *const dl_libs[] = {
 /* Nanoseconds on CLOCK_MONOTONIC. */
 static double now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
+	return (double)clock__mono_ns();
 }
 
 /* xorshift64. */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "profile/calltree.h"
 #include "profile/frames.h"
 #include "tui/colors.h"
@@ -42,10 +43,7 @@ static uint32_t skewed(uint32_t n)
 /* CLOCK_MONOTONIC in seconds. */
 static double now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double)clock__mono_ns() / 1e9;
 }
 
 /* Frames with names of every kind, the way a merged LuaJIT profile looks. */

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <bpf/bpf.h>
 
+#include "base/clock.h"
 #include "wire/luatop.h"
 #include "bpf/tables.h"
 #include "lua/detect.h"
@@ -59,10 +60,7 @@ struct tables {
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double)clock__mono_ns() / 1e9;
 }
 
 static void *map_array(int fd, size_t bytes)

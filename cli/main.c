@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <sys/utsname.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "bpf/loader.h"
 #include "bpf/tables.h"
@@ -107,9 +108,9 @@ static int on_sample(const struct lt_sample *smp, void *ctx)
 		}
 		s->recorded += !rc;
 	}
-	t0 = session__now();
+	t0 = clock__mono_ns();
 	rc = collector__add(s->collector, smp);
-	count_ingest(s, session__now() - t0);
+	count_ingest(s, clock__mono_ns() - t0);
 	if (rc) {
 		s->alloc_failed = 1;
 		return 1;
@@ -244,7 +245,7 @@ static void run_batch(struct session *s)
 		int timeout = 100;
 
 		if (s->end_ns) {
-			uint64_t now = session__now();
+			uint64_t now = clock__mono_ns();
 
 			if (now >= s->end_ns)
 				break;
@@ -451,14 +452,14 @@ static void report(struct session *s)
 		report_offcpu(s);
 	if (!st->samples && prof_event__timed(s->opt->event)) {
 		lt_log(LT_LOG_INFO, "no samples in %.1f s: the target neither ran nor blocked "
-		       "for %s or more", (double)(session__now() - s->start_ns) / 1e9,
+		       "for %s or more", (double)(clock__mono_ns() - s->start_ns) / 1e9,
 		       s->opt->event == EV_OFFCPU ? "--min-block" : "a sampling tick or --min-block");
 		return;
 	}
 	if (!st->samples) {
 		lt_log(LT_LOG_INFO, "no samples in %.1f s: the target was on a CPU at none of the "
 		       "%u Hz sampling ticks (it slept, or ran too briefly)",
-		       (double)(session__now() - s->start_ns) / 1e9, s->opt->freq);
+		       (double)(clock__mono_ns() - s->start_ns) / 1e9, s->opt->freq);
 		return;
 	}
 	report_unwind(st);
@@ -557,7 +558,7 @@ static int run(struct session *s)
 		return die(1, "out of memory");
 	if (set_trace_rule(s->collector) || kstack__mode(&s->korc))
 		return EXIT_USAGE;
-	s->start_ns = session__now();	/* the output's name may need the time */
+	s->start_ns = clock__mono_ns();	/* the output's name may need the time */
 	s->start_wall_ns = session__wall();
 	launch_ns = s->start_ns;
 	if (writer__open(s))
@@ -593,7 +594,7 @@ static int run(struct session *s)
 		return die(1, err);
 	session__follow(s);	/* --all: the LuaJIT processes running now */
 	/* Sampling starts now: the run's (and the first interval's) clock. */
-	s->start_ns = session__now();
+	s->start_ns = clock__mono_ns();
 	s->start_wall_ns = session__wall();
 	s->cut_start_ns = s->start_ns;
 	s->cut_ns = s->start_ns + (uint64_t)(o->every * 1e9);
@@ -625,13 +626,13 @@ static int run(struct session *s)
 	if (o->cmd)
 		target__stop(&s->targets[0]);
 	if (o->output) {
-		uint64_t now = session__now();
+		uint64_t now = clock__mono_ns();
 
 		rc = writer__finish(s, s->end_ns && s->end_ns < now ? s->end_ns : now) ? 1 : rc;
 	}
-	if (s->end_ns && session__now() >= s->end_ns)
+	if (s->end_ns && clock__mono_ns() >= s->end_ns)
 		lt_log(LT_LOG_DEBUG, "done %.3f s after the end of --duration (draining, names, output)",
-		       (double)(session__now() - s->end_ns) / 1e9);
+		       (double)(clock__mono_ns() - s->end_ns) / 1e9);
 	report(s);
 	if (!rc && o->cmd && s->targets[0].exited)
 		rc = target__fate(&s->targets[0], err, sizeof(err));

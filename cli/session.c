@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "bpf/loader.h"
 #include "bpf/tables.h"
@@ -41,16 +42,6 @@ static void learn_luajit(struct session *s)
 	}
 }
 
-/* Monotonic time from the vDSO (tens of ns; a thread CPU clock is a system call
-** that costs as much as a sample). */
-uint64_t session__now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 uint64_t session__wall(void)
 {
 	struct timespec ts;
@@ -69,7 +60,7 @@ int session__pump(struct session *s, int timeout_ms)
 		return rc;
 	/* Every sample waiting now was taken before now (bpf_ktime_get_ns is
 	** CLOCK_MONOTONIC): what the collector checks from here on is newer. */
-	collector__epoch(s->collector, session__now());
+	collector__epoch(s->collector, clock__mono_ns());
 	rc = sampler__consume(s->sampler);
 	learn_luajit(s);
 	session__follow(s);
@@ -135,7 +126,7 @@ static void drop(struct session *s, unsigned i)
 void session__follow(struct session *s)
 {
 	pid_t skip[OPT_MAX_PIDS];
-	uint64_t now = session__now();
+	uint64_t now = clock__mono_ns();
 
 	if (!(s->opt->all || s->opt->children) || !s->sampler || !s->scan ||
 	    now < s->scan->next_ns)

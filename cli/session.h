@@ -67,8 +67,7 @@ struct session {
 	int capture_failed;
 };
 
-/* CLOCK_MONOTONIC (the samples' clock) and CLOCK_REALTIME, in ns. */
-uint64_t session__now(void);
+/* CLOCK_REALTIME in ns (CLOCK_MONOTONIC, the samples' clock: base/clock.h). */
 uint64_t session__wall(void);
 /* Move waiting samples into the collector, waiting at most timeout_ms. */
 int session__pump(struct session *s, int timeout_ms);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "cli/interval.h"
 #include "cli/view.h"
@@ -209,10 +210,10 @@ int writer__before(struct session *s, uint64_t t)
 
 int writer__tick(struct session *s)
 {
-	if (!cut_due(s, session__now() - CUT_SLACK_NS))
+	if (!cut_due(s, clock__mono_ns() - CUT_SLACK_NS))
 		return 0;
 	session__pump(s, 0);
-	return writer__before(s, session__now() - CUT_SLACK_NS);
+	return writer__before(s, clock__mono_ns() - CUT_SLACK_NS);
 }
 
 int writer__finish(struct session *s, uint64_t end_ns)

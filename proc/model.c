@@ -4,8 +4,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "base/clock.h"
 #include "proc/mem.h"
 #include "proc/model.h"
 
@@ -38,14 +38,6 @@ struct tmodel {
 	struct tfiles *files;
 	struct tmodel_stats stats;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* -- The model --------------------------------------------------------------- */
 
@@ -150,7 +142,7 @@ static int reload(struct tproc *p)
 	int err, changed;
 
 	p->read = 1;
-	p->read_ns = now_ns();
+	p->read_ns = clock__mono_ns();
 	p->model->stats.maps_reads++;
 	err = procmaps__read(p->pid, &nm);
 	if (err)
@@ -182,7 +174,7 @@ static int reload(struct tproc *p)
 
 int tproc__refresh(struct tproc *p, uint64_t max_age_ns)
 {
-	if (p->read && now_ns() - p->read_ns < max_age_ns)
+	if (p->read && clock__mono_ns() - p->read_ns < max_age_ns)
 		return 0;
 	return reload(p);
 }
@@ -201,7 +193,7 @@ ssize_t tproc__find(struct tproc *p, uint64_t addr)
 	if (!p->read)
 		reload(p);
 	m = procmaps__find(&p->maps, addr);
-	if (!m && now_ns() - p->read_ns >= TPROC_REREAD_NS) {
+	if (!m && clock__mono_ns() - p->read_ns >= TPROC_REREAD_NS) {
 		reload(p);		/* maybe a new dlopen */
 		m = procmaps__find(&p->maps, addr);
 	}

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "base/clock.h"
 #include "base/strpool.h"
 #include "symbolize/demangle.h"
 #include "symbolize/elfsyms.h"
@@ -339,15 +340,6 @@ static struct elfsyms *file_syms(struct symbolizer *s, int pid, struct tfile *f)
 
 /* -- Processes ------------------------------------------------------------ */
 
-/* CLOCK_MONOTONIC in nanoseconds. */
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Drop a TP_SYMBOLS part. */
 static void proc_drop(void *part)
 {
@@ -472,7 +464,7 @@ static int same_file(const struct stat *a, const struct stat *b)
 */
 static void perfmap_refresh(struct sy_proc *p)
 {
-	uint64_t now = now_ns();
+	uint64_t now = clock__mono_ns();
 	struct perfmap *pm;
 	struct stat st;
 	char path[64];

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "tui/colors.h"
 #include "tui/ui.h"
 
@@ -133,11 +134,8 @@ static void tick(struct ui *u, double now)
 	if (u->st.exited && !u->exited_at)
 		u->exited_at = now;
 	if (f->live && !u->exited_at) {
-		struct timespec ts;
-		uint64_t ns;
+		uint64_t ns = clock__mono_ns();
 
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 		for (int e = 0; e < EV__COUNT; e++)
 			for (int v = 0; v < 2 && f->tree[e][v]; v++)
 				if (!v || f->tree[e][1] != f->tree[e][0])

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/clock.h"
 #include "tui/colors.h"
 #include "tui/text.h"
 #include "tui/ui.h"
@@ -19,10 +20,7 @@
 
 double ui__now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double)clock__mono_ns() / 1e9;
 }
 
 /* -- Paths -------------------------------------------------------------- */

@@ -6,14 +6,11 @@
 #ifndef LUATOP_TESTS_UNIT_MONO_H
 #define LUATOP_TESTS_UNIT_MONO_H
 
-#include <time.h>
+#include "base/clock.h"
 
 static inline double mono_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+	return (double)clock__mono_ns() / 1e6;
 }
 
 #endif
