@@ -317,34 +317,37 @@ static void report_merge(const struct collector_stats *st)
 		       100.0 * st->merged_window / st->lua_samples);
 }
 
-/* How many samples in JIT traces were mapped to their snapshot, and why not. */
-static void report_traces(const struct collector *c)
+/* How many samples in JIT traces were mapped to their snapshot, why not, and
+** (-v) what the trace cache did for them. */
+static void report_trace_mapping(const struct collector *c, const struct collector_stats *st)
 {
-	const struct collector_stats *st = collector__stats(c);
 	struct luatraces_stats ts;
 
-	if (st->trace_samples) {
-		lt_log(LT_LOG_INFO, "%.1f%% of the %llu samples in JIT traces mapped to their "
-		       "snapshot, %.1f%% with inlined frames",
-		       100.0 * st->trace_mapped / st->trace_samples,
-		       (unsigned long long)st->trace_samples,
-		       100.0 * st->trace_inlined / st->trace_samples);
-		for (int r = 0; r < LUATRACE_WHY__COUNT; r++)
-			if (st->trace_why[r])
-				lt_log(LT_LOG_INFO, "  %6.2f%% %s",
-				       100.0 * st->trace_why[r] / st->trace_samples,
-				       luatrace__why_text(r));
-	}
-	if (st->trace_left)
-		lt_log(LT_LOG_INFO, "%llu samples as a trace left for the interpreter "
-		       "(vm_exit_interp): the walk's Lua frames", (unsigned long long)st->trace_left);
-	if (!st->trace_samples)
-		return;
+	lt_log(LT_LOG_INFO, "%.1f%% of the %llu samples in JIT traces mapped to their "
+	       "snapshot, %.1f%% with inlined frames",
+	       100.0 * st->trace_mapped / st->trace_samples, (unsigned long long)st->trace_samples,
+	       100.0 * st->trace_inlined / st->trace_samples);
+	for (int r = 0; r < LUATRACE_WHY__COUNT; r++)
+		if (st->trace_why[r])
+			lt_log(LT_LOG_INFO, "  %6.2f%% %s", 100.0 * st->trace_why[r] / st->trace_samples,
+			       luatrace__why_text(r));
 	collector__trace_cache(c, &ts);
 	lt_log(LT_LOG_DEBUG, "trace cache: %llu lookups, %llu traces decoded, %llu searches "
 	       "of J->trace, %llu restarts", (unsigned long long)ts.lookups,
 	       (unsigned long long)ts.loads, (unsigned long long)ts.scans,
 	       (unsigned long long)ts.restarts);
+}
+
+/* The samples in JIT traces, and the ones as a trace left for the interpreter. */
+static void report_traces(const struct collector *c)
+{
+	const struct collector_stats *st = collector__stats(c);
+
+	if (st->trace_samples)
+		report_trace_mapping(c, st);
+	if (st->trace_left)
+		lt_log(LT_LOG_INFO, "%llu samples as a trace left for the interpreter "
+		       "(vm_exit_interp): the walk's Lua frames", (unsigned long long)st->trace_left);
 }
 
 /* With -v: how often the target model read maps, files and vDSOs. */
