@@ -51,18 +51,35 @@ static int openat2_in_root(int dfd, const char *path)
 #endif
 }
 
-int mapfile__open_in_root(int pid, const char *path)
+int mapfile__open_root(int pid)
 {
 	char root[64];
-	int dfd, fd;
 
 	snprintf(root, sizeof(root), "/proc/%d/root", pid);
-	dfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
+int mapfile__open_at_root(int root, const char *path)
+{
+	int fd;
+
+	if (root < 0) {
+		errno = EBADF;
+		return -1;
+	}
+	fd = openat2_in_root(root, path);
+	if (fd < 0 && (errno == ENOSYS || errno == EPERM))	/* old kernel, seccomp */
+		fd = openat(root, path + strspn(path, "/"), O_PATH | O_CLOEXEC);
+	return fd;
+}
+
+int mapfile__open_in_root(int pid, const char *path)
+{
+	int dfd = mapfile__open_root(pid), fd;
+
 	if (dfd < 0)
 		return -1;
-	fd = openat2_in_root(dfd, path);
-	if (fd < 0 && (errno == ENOSYS || errno == EPERM))	/* old kernel, seccomp */
-		fd = openat(dfd, path + strspn(path, "/"), O_PATH | O_CLOEXEC);
+	fd = mapfile__open_at_root(dfd, path);
 	close(dfd);
 	return fd;
 }

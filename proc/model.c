@@ -4,8 +4,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/clock.h"
+#include "proc/mapfile.h"
 #include "proc/mem.h"
 #include "proc/model.h"
 
@@ -27,6 +29,8 @@ struct tproc {
 	struct tmap *info;	/* parallel to maps.maps */
 	uint64_t read_ns;	/* last read attempt, CLOCK_MONOTONIC */
 	uint8_t read;		/* a read was attempted */
+	int root;		/* O_PATH fd of its root directory as of the last
+				   read of its maps; -1: none */
 	struct tfile *vdso;	/* its vDSO, once read */
 	uint64_t vdso_start;	/* where that vDSO was mapped */
 	void *part[TP_PART__COUNT];
@@ -62,6 +66,8 @@ static void proc_free(struct tproc *p)
 		tproc__set_part(p, (enum tproc_part)i, NULL, NULL);
 	procmaps__free(&p->maps);
 	free(p->info);
+	if (p->root >= 0)
+		close(p->root);
 	free(p);
 }
 
@@ -97,6 +103,7 @@ struct tproc *tmodel__proc(struct tmodel *m, int pid)
 		return NULL;
 	p->model = m;
 	p->pid = pid;
+	p->root = -1;
 	p->next = *head;
 	*head = p;
 	return p;
@@ -126,12 +133,30 @@ int tproc__pid(const struct tproc *p)
 	return p->pid;
 }
 
+int tproc__root(const struct tproc *p)
+{
+	return p->root;
+}
+
 /* Same mapping of the same file: what was resolved for it still holds. */
 static int same_map(const struct procmap *a, const struct procmap *b)
 {
 	return a->start == b->start && a->end == b->end && a->offset == b->offset &&
 	       a->inode == b->inode && a->dev_major == b->dev_major &&
 	       a->dev_minor == b->dev_minor && !strcmp(a->path, b->path);
+}
+
+/* Hold the process's root directory as it is now (a chroot or setns may have
+** moved it since the last read): its files open through it after it exits. */
+static void reroot(struct tproc *p)
+{
+	int fd = mapfile__open_root(p->pid);
+
+	if (fd < 0)
+		return;
+	if (p->root >= 0)
+		close(p->root);
+	p->root = fd;
 }
 
 /* Read the maps again, keeping what was resolved for unchanged mappings. */
@@ -151,6 +176,7 @@ static int reload(struct tproc *p)
 		procmaps__free(&nm);
 		return 0;
 	}
+	reroot(p);
 	ni = calloc(nm.n, sizeof(*ni));
 	if (!ni) {
 		procmaps__free(&nm);

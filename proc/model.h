@@ -43,6 +43,10 @@ void tmodel__forget(struct tmodel *m, int pid);
 const struct tmodel_stats *tmodel__stats(const struct tmodel *m);
 
 int tproc__pid(const struct tproc *p);
+/* An O_PATH fd of its root directory as of the last read of its maps, -1 if
+** none: files of its mount namespace (debug files, perf maps) are opened inside
+** it (proc/mapfile.h), also once the process has exited. Owned by the model. */
+int tproc__root(const struct tproc *p);
 /*
 ** Re-read the maps unless they were read less than max_age_ns ago. A process
 ** that is gone or a zombie (no mappings) keeps its old maps: samples taken

@@ -87,14 +87,13 @@ struct symbolizer {
 
 /* -- Opening mapped files ------------------------------------------------- */
 
-/* Record the identity of pid's root directory in key: 0, or -1 when unknown. */
-static int root_id(int pid, struct sy_syms *key)
+/* Record the identity of the root directory (an fd, tproc__root) in key: 0, or
+** -1 when unknown. */
+static int root_id(int root, struct sy_syms *key)
 {
-	char path[64];
 	struct stat st;
 
-	snprintf(path, sizeof(path), "/proc/%d/root", pid);
-	if (stat(path, &st))
+	if (root < 0 || fstat(root, &st))
 		return -1;
 	key->root_dev = (uint64_t)st.st_dev;
 	key->root_ino = (uint64_t)st.st_ino;
@@ -133,12 +132,13 @@ static int file_crc(int fd, uint32_t *out)
 }
 
 /*
-** The separate debug file at path (resolved inside pid's root) when it belongs
+** The separate debug file at path (resolved inside root, the process's root
+** directory: tproc__root) when it belongs
 ** to the runtime file rt (identity rst): a regular file other than rt itself,
 ** an ELF with a .symtab, the same build-id (required when by_id; otherwise
 ** checked when both have one) and, when crc is set, that CRC-32. NULL otherwise.
 */
-static struct elfsyms *debug_try(int pid, const char *path, const struct stat *rst,
+static struct elfsyms *debug_try(int root, const char *path, const struct stat *rst,
 				 const struct elfsyms *rt, int by_id, const uint32_t *crc)
 {
 	const uint8_t *id, *did;
@@ -146,7 +146,7 @@ static struct elfsyms *debug_try(int pid, const char *path, const struct stat *r
 	struct elfsyms *d = NULL;
 	struct stat st;
 	uint32_t c = 0;
-	int fd = mapfile__reopen_regular(mapfile__open_in_root(pid, path), 0);
+	int fd = mapfile__reopen_regular(mapfile__open_at_root(root, path), 0);
 
 	if (fd < 0)
 		return NULL;
@@ -171,7 +171,7 @@ fail:
 }
 
 /* The debug file ROOT/.build-id/xx/rest.debug of the build-id id, or NULL. */
-static struct elfsyms *debug_by_id(struct symbolizer *s, int pid, const struct stat *rst,
+static struct elfsyms *debug_by_id(struct symbolizer *s, int root, const struct stat *rst,
 				   const struct elfsyms *rt, const uint8_t *id, size_t len)
 {
 	char path[PATH_MAX];
@@ -187,14 +187,14 @@ static struct elfsyms *debug_by_id(struct symbolizer *s, int pid, const struct s
 	for (size_t i = 1; i < len; i++)
 		n += (size_t)snprintf(path + n, sizeof(path) - n, "%02x", id[i]);
 	memcpy(path + n, ".debug", sizeof(".debug"));
-	return debug_try(pid, path, rst, rt, 1, NULL);
+	return debug_try(root, path, rst, rt, 1, NULL);
 }
 
 /*
 ** The file named by rt's .gnu_debuglink, looked for like gdb does:
 ** ROOT/DIR/NAME, DIR/NAME, DIR/.debug/NAME, ROOT/NAME (DIR: where the binary is).
 */
-static struct elfsyms *debug_by_link(struct symbolizer *s, int pid, const char *bin,
+static struct elfsyms *debug_by_link(struct symbolizer *s, int root, const char *bin,
 				     const struct stat *rst, const struct elfsyms *rt)
 {
 	const char *name, *slash = strrchr(bin, '/');
@@ -215,7 +215,7 @@ static struct elfsyms *debug_by_link(struct symbolizer *s, int pid, const char *
 
 		if (n < 0 || (size_t)n >= sizeof(path))
 			continue;
-		d = debug_try(pid, path, rst, rt, 0, &crc);
+		d = debug_try(root, path, rst, rt, 0, &crc);
 		if (d)
 			return d;
 	}
@@ -252,10 +252,10 @@ static struct elfsyms *debug_shared(struct symbolizer *s, const struct sy_syms *
 ** copy of the same build. Returns the table to cache (syms, merged; or a borrowed
 ** one, syms freed) and fills key's root, borrowed and debug fields.
 */
-static struct elfsyms *add_debug(struct symbolizer *s, int pid, const char *path,
+static struct elfsyms *add_debug(struct symbolizer *s, int root, const char *path,
 				 const struct stat *st, struct elfsyms *syms, struct sy_syms *key)
 {
-	int have_root = !root_id(pid, key);
+	int have_root = !root_id(root, key);
 	struct elfsyms *d = NULL, *shared;
 	const uint8_t *id;
 	size_t len = 0;
@@ -270,9 +270,9 @@ static struct elfsyms *add_debug(struct symbolizer *s, int pid, const char *path
 		return shared;
 	}
 	if (id)
-		d = debug_by_id(s, pid, st, syms, id, len);
+		d = debug_by_id(s, root, st, syms, id, len);
 	if (!d)
-		d = debug_by_link(s, pid, path, st, syms);
+		d = debug_by_link(s, root, path, st, syms);
 	if (d && !elfsyms__merge(syms, d))
 		key->debug = 1;
 	elfsyms__delete(d);
@@ -304,8 +304,17 @@ static void note_debugged(struct symbolizer *s, struct sy_syms *part)
 	s->debugged[s->ndebugged++] = part;
 }
 
-/* Load the symbols of file f, mapped by pid (whose root holds its debug files). */
-static struct sy_syms *load_syms(struct symbolizer *s, int pid, struct tfile *f)
+/* The root directory of pid as the model holds it (tproc__root), -1: none. */
+static int root_of(struct symbolizer *s, int pid)
+{
+	struct tproc *tp = tmodel__proc(s->model, pid);
+
+	return tp ? tproc__root(tp) : -1;
+}
+
+/* Load the symbols of file f, mapped by a process whose root directory (an fd)
+** holds its debug files. */
+static struct sy_syms *load_syms(struct symbolizer *s, int root, struct tfile *f)
 {
 	struct sy_syms *part = calloc(1, sizeof(*part));
 	size_t len = 0;
@@ -321,7 +330,7 @@ static struct sy_syms *load_syms(struct symbolizer *s, int pid, struct tfile *f)
 	fd = tfile__fd(f);
 	part->syms = fd >= 0 ? elfsyms__load_fd(fd) : NULL;
 	if (part->syms)
-		part->syms = add_debug(s, pid, tfile__path(f), tfile__stat(f), part->syms, part);
+		part->syms = add_debug(s, root, tfile__path(f), tfile__stat(f), part->syms, part);
 	if (part->debug && !part->borrowed)
 		note_debugged(s, part);
 	return part;
@@ -333,7 +342,7 @@ static struct elfsyms *file_syms(struct symbolizer *s, int pid, struct tfile *f)
 	struct sy_syms *part;
 
 	if (!tfile__has(f, TF_SYMBOLS))
-		tfile__set(f, TF_SYMBOLS, load_syms(s, pid, f), syms_drop);
+		tfile__set(f, TF_SYMBOLS, load_syms(s, root_of(s, pid), f), syms_drop);
 	part = tfile__part(f, TF_SYMBOLS);
 	return part ? part->syms : NULL;
 }
@@ -462,7 +471,7 @@ static int same_file(const struct stat *a, const struct stat *b)
 ** or mtime changed; checked at most every SY_REREAD_NS. A vanished or unreadable
 ** file keeps the old map: samples from before still need it.
 */
-static void perfmap_refresh(struct sy_proc *p)
+static void perfmap_refresh(struct symbolizer *s, struct sy_proc *p)
 {
 	uint64_t now = clock__mono_ns();
 	struct perfmap *pm;
@@ -477,7 +486,7 @@ static void perfmap_refresh(struct sy_proc *p)
 	if (!p->nspid)
 		read_status(p);
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", p->nspid);
-	fd = mapfile__open_in_root(p->pid, path);
+	fd = mapfile__open_at_root(root_of(s, p->pid), path);
 	if (fd < 0)
 		return;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !trusted_map(p, &st) ||
@@ -645,7 +654,7 @@ static int perfmap_lookup(struct symbolizer *s, struct sy_proc *p, uint64_t addr
 	const char *name;
 	uint64_t off;
 
-	perfmap_refresh(p);
+	perfmap_refresh(s, p);
 	name = perfmap__lookup(p->pmap, addr, &off);
 	if (!name || !(name = strpool__intern(&s->strs, name, strlen(name))))
 		return -ENOENT;		/* interned: the map may be reloaded and freed */

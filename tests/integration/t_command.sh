@@ -67,4 +67,29 @@ grep -q "PID $pid exited" "$TMP/err" || fail "no exit notice: $(cat "$TMP/err")"
 total=$(folded_total "$TMP/exit.folded")
 echo "    exited target: samples=$total" >&2
 [ "$total" -ge 30 ] || fail "profile of the exited target lost: $total samples"
+# The off-CPU sample of a command's last block, which ends as the command
+# exits, is mostly named once the process is gone (luatop reads the maps again
+# for the sample's new code while it exits). Its libc frames come from libc's
+# debug file (libc6-dbg, scripts/deps.sh), looked for inside the process's root
+# directory, which the target model holds open from its last read of the maps
+# (tproc__root). Until 2026-12-08 the root was opened by PID at that point: the
+# frame above main was libc.so.6+0x... in 6 of 6 runs (since: named in 6 of 6).
+# (A walk cut short before libc's frames, its tables not loaded yet, names none
+# of them: only an unnamed one is the failure.) The CPU samples of a command
+# alive while sampled say whether the debug file names that frame here at all.
+"$LUATOP" -F 999 -o "$TMP/alive.folded" -- "$(lj_bin openresty)" -e '
+	local t0 = os.clock() while os.clock() - t0 < 0.3 do end' 2>"$TMP/err" ||
+	fail "luatop failed: $(cat "$TMP/err")"
+if grep -q ';__libc_start_call_main;main;' "$TMP/alive.folded"; then
+	"$LUATOP" -e offcpu -o "$TMP/gone.folded" -- "$(lj_bin openresty)" -e '
+		local t0 = os.clock() while os.clock() - t0 < 0.3 do end
+		os.execute("sleep 0.2")' 2>"$TMP/err" ||
+		fail "luatop -e offcpu failed: $(cat "$TMP/err")"
+	echo "    off-CPU sample of an exiting command:" $(cut -d';' -f1-4 "$TMP/gone.folded") >&2
+	[ -s "$TMP/gone.folded" ] || fail "no off-CPU sample of the command"
+	! grep -q 'libc[.]so[.]6+0x' "$TMP/gone.folded" ||
+		fail "the exited command's libc frame unnamed: $(cat "$TMP/gone.folded")"
+else
+	echo "    libc's debug file does not name __libc_start_call_main here: not checked" >&2
+fi
 exit 0

@@ -1,15 +1,19 @@
 /*
 ** The target model: one entry and one open per file identity, shared by every
 ** process and mapping; the vDSO read once per process; parts set once; load
-** biases of PIE mappings; fds closed once every part is there.
+** biases of PIE mappings; fds closed once every part is there; a process's
+** root directory held past its exit.
 */
 #include <criterion/criterion.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "proc/files.h"
+#include "proc/mapfile.h"
 #include "proc/model.h"
 
 /* Resolve every mapping of pid twice; returns how many had a file. */
@@ -139,5 +143,34 @@ Test(target, exited_process_keeps_maps)
 	waitpid(kid, NULL, 0);
 	cr_assert_lt(tproc__refresh(p, 0), 0);
 	cr_assert_eq(tproc__maps(p)->n, n);
+	tmodel__delete(m);
+}
+
+/* Its root directory stays open in the model after it exits: files of its
+** mount namespace (debug files, perf maps) are still found after the PID is gone. */
+Test(target, exited_process_keeps_its_root)
+{
+	char path[] = "/tmp/luatop-root-XXXXXX";
+	struct tmodel *m = tmodel__new();
+	pid_t kid = child();
+	struct tproc *p = tmodel__proc(m, kid);
+	struct stat want, got;
+	int tmp = mkstemp(path), fd;
+
+	cr_assert_geq(tmp, 0);
+	cr_assert_eq(fstat(tmp, &want), 0);
+	cr_assert_gt(tproc__maps(p)->n, 0);
+	cr_assert_geq(tproc__root(p), 0, "no root directory held after a read of the maps");
+	kill(kid, SIGKILL);
+	waitpid(kid, NULL, 0);
+	cr_assert_lt(tproc__refresh(p, 0), 0);
+	cr_assert_lt(mapfile__open_in_root(kid, path), 0, "/proc/PID/root outlived the process");
+	fd = mapfile__open_at_root(tproc__root(p), path);
+	cr_assert_geq(fd, 0, "%s not found in the exited process's root", path);
+	cr_assert_eq(fstat(fd, &got), 0);
+	cr_assert(got.st_dev == want.st_dev && got.st_ino == want.st_ino);
+	close(fd);
+	close(tmp);
+	unlink(path);
 	tmodel__delete(m);
 }
