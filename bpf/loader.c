@@ -33,6 +33,8 @@ struct sampler {
 	struct tables *tables;
 	struct bpf_link **links;	/* one per CPU, NULL for offline CPUs */
 	struct bpf_link *off_links[2];	/* sched_switch, sys_exit: -e offcpu, wall */
+	struct bpf_link *exec_link;	/* sched_process_exec: opts.exec_pid */
+	uint32_t exec_tgid;		/* ... whose exec it notes; 0: none watched */
 	int *pfds;
 	int ncpus;
 	sampler_fn on_sample;
@@ -429,6 +431,7 @@ static int load(struct sampler *s, const struct sampler_opts *o, char *err, size
 	/* The off-CPU programs hold a walk each: verified only when used. */
 	bpf_program__set_autoload(s->skel->progs.switch_task, o->offcpu);
 	bpf_program__set_autoload(s->skel->progs.syscall_done, o->offcpu);
+	bpf_program__set_autoload(s->skel->progs.exec_done, o->exec_pid > 0);
 	rc = sampler_bpf__load(s->skel);
 	if (rc && geteuid() != 0)
 		return errf(err, errlen, rc, "cannot load the BPF sampler: %s%s", strerror(-rc),
@@ -458,6 +461,30 @@ static int attach_offcpu(struct sampler *s, char *err, size_t errlen)
 	return 0;
 }
 
+/* A command's exec: noted by the sampler from now on. Without it (a kernel
+** without the tracepoint) nothing is left out, as before. */
+static void watch_exec(struct sampler *s, int pid)
+{
+	s->skel->bss->exec_tgid = (__u32)pid;
+	s->exec_link = bpf_program__attach(s->skel->progs.exec_done);
+	if (!s->exec_link) {
+		lt_log(LT_LOG_DEBUG, "cannot attach to sched_process_exec (%s): the command's "
+		       "samples before its exec are kept", strerror(errno));
+		return;
+	}
+	s->exec_tgid = (uint32_t)pid;
+}
+
+int sampler__before_exec(const struct sampler *s, uint32_t tgid, uint64_t time_ns)
+{
+	uint64_t t;
+
+	if (!s || !s->exec_tgid || tgid != s->exec_tgid)
+		return 0;
+	t = __atomic_load_n(&s->skel->bss->exec_ns, __ATOMIC_ACQUIRE);
+	return !t || time_ns < t;	/* not yet: the sample was taken before it */
+}
+
 int sampler__open(const struct sampler_opts *o, struct sampler **out, char *err, size_t errlen)
 {
 	struct sampler *s;
@@ -484,6 +511,8 @@ int sampler__open(const struct sampler_opts *o, struct sampler **out, char *err,
 		rc = attach_cpus(s, o->freq, err, errlen);
 	if (!rc && o->offcpu)
 		rc = attach_offcpu(s, err, errlen);
+	if (!rc && o->exec_pid > 0)
+		watch_exec(s, o->exec_pid);
 	if (rc) {
 		sampler__delete(s);
 		return rc;
@@ -499,6 +528,10 @@ void sampler__detach(struct sampler *s)
 	for (int i = 0; s && i < 2; i++) {
 		bpf_link__destroy(s->off_links[i]);
 		s->off_links[i] = NULL;
+	}
+	if (s) {
+		bpf_link__destroy(s->exec_link);
+		s->exec_link = NULL;
 	}
 	for (int cpu = 0; s && s->links && s->pfds && cpu < s->ncpus; cpu++) {
 		bpf_link__destroy(s->links[cpu]);

@@ -47,6 +47,8 @@ struct sampler_opts {
 	int offcpu;		/* also time blocked (sched_switch, sys_exit): -e offcpu, wall */
 	uint64_t min_block_ns;	/* off-CPU: shorter blocks are counted, not walked */
 	struct sampler_korc korc;	/* the kernel walk's settings (max_frames, check) */
+	int exec_pid;		/* a command luatop started and has not let exec yet:
+				   note when its exec ends (sampler__before_exec); 0: none */
 	sampler_fn on_sample;
 	capture_fn on_capture;
 	void *ctx;
@@ -54,6 +56,9 @@ struct sampler_opts {
 
 /* Load and attach. On failure returns -errno and writes one line to err. */
 int sampler__open(const struct sampler_opts *o, struct sampler **out, char *err, size_t errlen);
+/* Was this sample of tgid taken before the exec of o->exec_pid ended (luatop's
+** fork, the execve system call)? 0 too when the exec is not watched. */
+int sampler__before_exec(const struct sampler *s, uint32_t tgid, uint64_t time_ns);
 /* Stop sampling; samples already in the ring buffer can still be polled. */
 void sampler__detach(struct sampler *s);
 /* Where the kernel's ORC tables are (cli/kstack.h), once the sampler runs: from

@@ -1400,6 +1400,28 @@ int sample(struct bpf_perf_event_data *ctx)
 	return 0;
 }
 
+/* -- A command's exec (luatop -- COMMAND) ------------------------------------ */
+
+/*
+** A command luatop starts is a target from its fork on, so that its first
+** instructions after the exec are sampled; until the exec it runs luatop's own
+** code, and the execve system call keeps those user registers up to its end.
+** Its samples from then are no use (walked in a copy of luatop, named in the
+** command's maps), so the time the exec ends is noted here, once: user space
+** leaves out what came before (as perf's enable_on_exec does).
+*/
+volatile __u32 exec_tgid;	/* the command's process; 0: none (user space sets it) */
+volatile __u64 exec_ns;		/* when its first exec ended; 0: not yet */
+
+/* sched_process_exec(p, old_pid, bprm): after the new image's registers are set. */
+SEC("tp_btf/sched_process_exec")
+int exec_done(__u64 *ctx)
+{
+	if (exec_tgid && bpf_get_current_pid_tgid() >> 32 == exec_tgid && !exec_ns)
+		exec_ns = bpf_ktime_get_ns();
+	return 0;
+}
+
 /* -- Off-CPU time (-e offcpu, -e wall) --------------------------------------- */
 
 /*

@@ -91,6 +91,11 @@ static int on_sample(const struct lt_sample *smp, void *ctx)
 	uint64_t t0;
 	int rc;
 
+	/* A command's samples before its exec are luatop's fork (sampler__before_exec). */
+	if (sampler__before_exec(s->sampler, smp->tgid, smp->time_ns)) {
+		s->pre_exec++;
+		return 0;
+	}
 	/* --duration is the wall-clock span of sampling: what was taken after its end
 	** is not counted, and the drain stops there so the main loop ends on time. */
 	if (s->end_ns && smp->time_ns > s->end_ns) {
@@ -227,6 +232,7 @@ static int start_sampler(struct session *s, char *err, size_t errlen)
 		.capture_every = s->opt->capture ? CAPTURE_EVERY : 0,
 		.offcpu = prof_event__timed(s->opt->event),
 		.min_block_ns = s->opt->min_block_ns,
+		.exec_pid = s->opt->cmd ? s->targets[0].pid : 0,
 		.on_sample = on_sample,
 		.on_capture = on_capture,
 		.ctx = s,
@@ -623,6 +629,9 @@ static int run(struct session *s)
 	if (s->late)
 		lt_log(LT_LOG_DEBUG, "%llu samples taken after the end of --duration, not counted",
 		       (unsigned long long)s->late);
+	if (s->pre_exec)
+		lt_log(LT_LOG_DEBUG, "%llu samples of the command before its exec ended (luatop's "
+		       "fork, the execve system call), left out", (unsigned long long)s->pre_exec);
 	if (s->alloc_failed)
 		lt_log(LT_LOG_ERROR, "out of memory: the profile is incomplete");
 	session__luajit_notice(s, !o->output, 1);

@@ -51,6 +51,7 @@ struct session {
 	uint64_t start_wall_ns;		/* ... and CLOCK_REALTIME then */
 	uint64_t end_ns;		/* --duration: CLOCK_MONOTONIC end of sampling; 0: none */
 	uint64_t late;			/* samples taken after it, not counted */
+	uint64_t pre_exec;		/* -- COMMAND: samples before its exec ended, left out */
 	int draining;			/* the last drain: skip late samples, do not stop */
 	struct output_file out;		/* -o, open from before sampling */
 	int written;			/* ... and the profile is in it */
