@@ -246,6 +246,14 @@ static int on_ringbuf(void *ctx, void *data, size_t size)
 		return on_batch(s, data, size);
 	if (type == LT_WIRE_CAPTURE && size >= sizeof(struct lt_capture))
 		return s->on_capture ? s->on_capture(data, s->ctx) : 0;
+	if (type == LT_WIRE_NEW_CODE && size >= sizeof(struct lt_new_code)) {
+		struct lt_new_code nc;
+
+		memcpy(&nc, data, sizeof(nc));
+		/* Each one: ld.so maps a program's libraries within a few ms, and
+		** a sync rate-limited at the first would miss the last (libc). */
+		tables__sync(s->tables, (int)nc.tgid, 0, 1);
+	}
 	return 0;
 }
 

@@ -1541,6 +1541,25 @@ int switch_task(__u64 *ctx)
 	return 0;
 }
 
+/*
+** sys_exit of an mmap that mapped a file's code into a target (PROT_EXEC, not
+** anonymous: LuaJIT's machine code is, and the sampler flags it as it meets it):
+** struct lt_new_code to user space. Tested in order of cost: every system call
+** of the host comes here.
+*/
+static __always_inline void note_new_code(__u64 *ctx)
+{
+	struct pt_regs *regs = (struct pt_regs *)ctx[0];
+	struct lt_new_code rec = { .type = LT_WIRE_NEW_CODE };
+
+	if (regs->orig_rax != 9 /* mmap */ || (long)ctx[1] < 0 ||
+	    !(regs->rdx & 4 /* PROT_EXEC */) || (regs->r10 & 0x20 /* MAP_ANONYMOUS */))
+		return;
+	rec.tgid = bpf_get_current_pid_tgid() >> 32;
+	if (bpf_map_lookup_elem(&targets, &rec.tgid))
+		bpf_ringbuf_output(&samples, &rec, sizeof(rec), 0);
+}
+
 /* sys_exit(regs, ret): a system call that blocked returns; walk it. */
 SEC("tp_btf/sys_exit")
 int syscall_done(__u64 *ctx)
@@ -1551,6 +1570,7 @@ int syscall_done(__u64 *ctx)
 	struct sampler_walk *sw;
 	struct block *b = block_of((struct task_struct *)bpf_get_current_task_btf(), 0);
 
+	note_new_code(ctx);
 	if (!b || !b->blocked_ns)
 		return 0;
 	blocked = b->blocked_ns;

@@ -21,6 +21,7 @@
 #define LT_WIRE_SAMPLE		LT_WIRE_TYPE(0)	/* struct lt_sample */
 #define LT_WIRE_CAPTURE		LT_WIRE_TYPE(1)	/* struct lt_capture */
 #define LT_WIRE_BATCH		LT_WIRE_TYPE(2)	/* struct lt_batch */
+#define LT_WIRE_NEW_CODE	LT_WIRE_TYPE(3)	/* struct lt_new_code */
 
 /* -- Limits ---------------------------------------------------------------- */
 
@@ -277,6 +278,17 @@ struct lt_capture {
 	__u64 cached_G;			/* the thread's G cache entry the walk saw, 0 none */
 	struct lt_read reads[LT_CAPTURE_READS];
 	struct lt_sample sample;	/* what the in-kernel walk produced */
+};
+
+/*
+** A target mapped code from a file (ld.so, dlopen; off-CPU mode, which sees the
+** system calls return): user space reads its maps now, so that the tables hold
+** that code before the thread's next block is walked. Its first blocks come
+** before any sample meets the code, and were cut short at their leaf.
+*/
+struct lt_new_code {
+	__u32 type;			/* LT_WIRE_NEW_CODE */
+	__u32 tgid;			/* the process */
 };
 
 /* -- Unwind tables (user space -> BPF maps) ---------------------------------- */
