@@ -194,7 +194,7 @@ FUZZ_SEEDS_elfsyms := /usr/bin/true $(wildcard /lib/$(MULTIARCH)/libdl.so.2 \
               $(firstword $(sort $(wildcard /usr/lib/debug/.build-id/0*/*.debug)))
 # fuzz_debuglink stands in for the process's files and /proc/PID/maps (see its header).
 FUZZ_LDFLAGS_debuglink := -Wl,--wrap=readfile__all,--wrap=mapfile__open_path \
-              -Wl,--wrap=mapfile__open,--wrap=mapfile__open_in_root
+              -Wl,--wrap=mapfile__open,--wrap=mapfile__open_at_root
 
 $(OUT)/fuzz/%: tests/fuzz/%.c $(CORE_SRCS) | $(OUT)
 	$(call msg,FUZZ-CC,$@)
